@@ -1,0 +1,85 @@
+# radik: exact GPU radix top-k for PostgreSQL's ORDER BY ... LIMIT, built with PGXS.
+#
+#   make                  build radik.so (CUDA engine when nvcc is found, else the CPU twin alone)
+#   make install          install into the PostgreSQL that pg_config names
+#   make installcheck     run the regression suite against the running server
+#   make engine-test      build the engine's test program (test/engine/)
+#   make with_llvm=no     skip PostgreSQL's JIT bitcode (hosts without clang)
+#
+# CUDA objects are kept out of OBJS so that PGXS's LLVM bitcode rule (Debian's PostgreSQL is
+# built with LLVM) never sees them; they are linked into the shared library through SHLIB_LINK,
+# with the CUDA runtime linked statically so the server needs only the NVIDIA driver.
+
+EXTENSION = radik
+EXTVERSION = 0.1.0
+MODULE_big = radik
+
+PG_CONFIG ?= pg_config
+
+C_SOURCES = $(wildcard src/*.c) cuda/radik_engine.c cuda/radik_cpu.c
+OBJS = $(C_SOURCES:.c=.o)
+
+DATA = $(wildcard sql/radik--*.sql)
+
+# Regression tests live in sql/ beside the install scripts, so they are listed by name.
+REGRESS = radik_setup radik_types radik_order radik_limit radik_rows radik_plan \
+	radik_prepared radik_cancel radik_topk radik_topk_security
+REGRESS_OPTS = --inputdir=. --outputdir=test/results --load-extension=radik
+
+ISOLATION = radik_concurrent
+ISOLATION_OPTS = --inputdir=test/isolation --outputdir=test/results/isolation --load-extension=radik
+
+# CUDA: found on PATH or in /usr/local/cuda; absent means a CPU-only build.
+NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(NVCC)))
+NVCC_GENCODE = -gencode=arch=compute_80,code=sm_80 \
+	-gencode=arch=compute_90,code=sm_90 \
+	-gencode=arch=compute_90,code=compute_90
+NVCC_FLAGS = -O3 -std=c++17 $(NVCC_GENCODE) -Xcompiler -fPIC,-Wall,-fvisibility=hidden \
+	-Icuda --expt-relaxed-constexpr
+ifeq ($(WERROR),1)
+NVCC_FLAGS += -Werror all-warnings -Xcompiler -Werror
+PG_CFLAGS += -Werror
+endif
+
+ifneq ($(NVCC),)
+CUDA_OBJS = cuda/radik_gpu.o
+SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread
+PG_CPPFLAGS += -DRADIK_WITH_CUDA
+else
+OBJS += cuda/radik_gpu_absent.o
+endif
+
+PG_CPPFLAGS += -Icuda -Isrc
+EXTRA_CLEAN = $(CUDA_OBJS) cuda/radik_gpu_absent.o test/results test/engine/engine_test \
+	test/engine/engine_bench
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# The shared library needs the CUDA objects (they are not in OBJS; see above).
+$(shlib): $(CUDA_OBJS)
+
+cuda/%.o: cuda/%.cu cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh)
+	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+
+$(OBJS): $(wildcard src/*.h) cuda/radik_engine.h cuda/radik_keys.h
+
+# The engine's own test and benchmark programs (no PostgreSQL involved).
+ENGINE_TEST_SOURCES = test/engine/engine_test.c cuda/radik_engine.c cuda/radik_cpu.c
+ifneq ($(NVCC),)
+test/engine/engine_test: $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) cuda/radik_engine.h cuda/radik_keys.h
+	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -o $@ $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) \
+		-L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread -lm
+test/engine/engine_bench: test/engine/engine_bench.cu $(CUDA_OBJS) cuda/radik_engine.c cuda/radik_cpu.c
+	$(NVCC) $(NVCC_FLAGS) -x cu -o $@ test/engine/engine_bench.cu -x c cuda/radik_engine.c \
+		cuda/radik_cpu.c $(CUDA_OBJS)
+else
+test/engine/engine_test: $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c cuda/radik_engine.h
+	$(CC) -O2 -Wall -std=gnu11 -Icuda -o $@ $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c -lm
+endif
+
+engine-test: test/engine/engine_test
+	test/engine/engine_test
+
+.PHONY: engine-test

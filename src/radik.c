@@ -1,0 +1,149 @@
+/*
+ * radik.c
+ *	  Module entry point and settings.
+ *
+ * _PG_init registers radik's settings and calls each part's init (the planner hook, the custom
+ * scan methods).  It must not touch CUDA: when radik is in shared_preload_libraries it runs in
+ * the postmaster, which forks every backend, and a CUDA context does not survive a fork.  The
+ * GPU is probed lazily, in the backend that first needs it (radik_choose_device).
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/guc.h"
+
+#include "radik.h"
+
+PG_MODULE_MAGIC;
+
+bool		radik_enabled = true;
+bool		radik_force = false;
+int			radik_device_setting = RADIK_SETTING_DEVICE_AUTO;
+double		radik_gpu_startup_cost = 1000000.0;
+double		radik_key_cost = 0.0025;
+
+static const struct config_enum_entry radik_device_options[] = {
+	{"auto", RADIK_SETTING_DEVICE_AUTO, false},
+	{"gpu", RADIK_SETTING_DEVICE_GPU, false},
+	{"cpu", RADIK_SETTING_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
+
+/* The GPU probe's answer in this backend: unknown until first asked. */
+typedef enum GpuState
+{
+	GPU_UNKNOWN,
+	GPU_PRESENT,
+	GPU_ABSENT
+} GpuState;
+
+static GpuState gpu_state = GPU_UNKNOWN;
+static char gpu_absent_reason[RADIK_ERROR_MESSAGE_SIZE];
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	DefineCustomBoolVariable("radik.enabled",
+							 "Lets the planner answer ORDER BY ... LIMIT queries with radik's top-k scan.",
+							 "When off, radik adds no paths and PostgreSQL plans every query as usual.",
+							 &radik_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("radik.device",
+							 "Chooses where radik runs its selections: auto, gpu or cpu.",
+							 "auto uses the GPU when one is present and the CPU otherwise; gpu insists on the GPU and fails without one; cpu always uses the CPU.",
+							 &radik_device_setting,
+							 RADIK_SETTING_DEVICE_AUTO,
+							 radik_device_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("radik.force",
+							 "Makes the planner choose radik wherever it can answer the query, whatever the costs.",
+							 "Meant for testing; leave it off in production.",
+							 &radik_force,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("radik.gpu_startup_cost",
+							 "Sets the planner's estimate of the one-time cost of starting the GPU in a backend.",
+							 "Charged only by backends that have not started the GPU yet, in the units of seq_page_cost.",
+							 &radik_gpu_startup_cost,
+							 1000000.0, 0.0, 1e12,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("radik.key_cost",
+							 "Sets the planner's estimate of the cost of extracting one key and selecting it.",
+							 "In the units of cpu_operator_cost's scale (seq_page_cost = 1).",
+							 &radik_key_cost,
+							 0.0025, 0.0, 1e6,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("radik");
+
+	radik_planner_init();
+	radik_scan_init();
+}
+
+radik_device
+radik_choose_device(void)
+{
+	char		name[128];
+	radik_error err;
+
+	if (radik_device_setting == RADIK_SETTING_DEVICE_CPU)
+		return RADIK_DEVICE_CPU;
+
+	if (gpu_state == GPU_UNKNOWN)
+	{
+		radik_status status = radik_gpu_probe(name, sizeof(name), &err);
+
+		if (status == RADIK_OK)
+			gpu_state = GPU_PRESENT;
+		else
+		{
+			gpu_state = GPU_ABSENT;
+			strlcpy(gpu_absent_reason, err.message, sizeof(gpu_absent_reason));
+		}
+	}
+
+	if (gpu_state == GPU_PRESENT)
+		return RADIK_DEVICE_GPU;
+
+	if (radik_device_setting == RADIK_SETTING_DEVICE_GPU)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("radik.device is \"gpu\" but no GPU can be used"),
+				 errdetail("%s", gpu_absent_reason),
+				 errhint("Set radik.device to \"auto\" or \"cpu\" to select on the CPU.")));
+	return RADIK_DEVICE_CPU;
+}
+
+bool
+radik_gpu_started(void)
+{
+	return gpu_state != GPU_UNKNOWN;
+}
+
+void
+radik_engine_error(radik_status status, const radik_error *err)
+{
+	ereport(ERROR,
+			(errcode(status == RADIK_OUT_OF_MEMORY ? ERRCODE_OUT_OF_MEMORY :
+					 status == RADIK_INVALID_ARGUMENT ? ERRCODE_INTERNAL_ERROR :
+					 ERRCODE_SYSTEM_ERROR),
+			 errmsg("radik selection failed"),
+			 errdetail("%s", err->message)));
+}

@@ -1,0 +1,46 @@
+/*
+ * radik.h
+ *	  What radik's PostgreSQL-side files share: its settings and each part's init function.
+ *
+ * _PG_init (radik.c) registers the settings and calls each part's init; nothing here touches
+ * CUDA, so loading radik into the postmaster (shared_preload_libraries) is safe.
+ */
+#ifndef RADIK_H
+#define RADIK_H
+
+#include "postgres.h"
+
+#include "radik_engine.h"
+
+/* radik.device */
+typedef enum RadikDeviceSetting
+{
+	RADIK_SETTING_DEVICE_AUTO,
+	RADIK_SETTING_DEVICE_GPU,
+	RADIK_SETTING_DEVICE_CPU
+} RadikDeviceSetting;
+
+extern bool radik_enabled;
+extern bool radik_force;
+extern int	radik_device_setting;
+extern double radik_gpu_startup_cost;
+extern double radik_key_cost;
+
+/* Each part's registration, called once from _PG_init. */
+extern void radik_planner_init(void);
+extern void radik_scan_init(void);
+
+/*
+ * The engine device to use now, per radik.device: the GPU when allowed and present (probing it
+ * lazily on first use in this backend), else the CPU twin.  Raises an error when radik.device =
+ * gpu and no GPU can be used.
+ */
+extern radik_device radik_choose_device(void);
+
+/* Has this backend already started the GPU (so its start-up cost is paid)? */
+extern bool radik_gpu_started(void);
+
+/* Report an engine failure as a PostgreSQL error; never returns. */
+extern void radik_engine_error(radik_status status, const radik_error *err) pg_attribute_noreturn();
+
+#endif							/* RADIK_H */

@@ -1,0 +1,70 @@
+/*
+ * radik_select.h
+ *	  The one code path, shared by the custom scan (ORDER BY ... LIMIT) and the SQL function
+ *	  radik_topk(), that scans a heap table under a snapshot, computes the first sort key of every
+ *	  visible row that passes the quals, and selects the best rows with the engine.
+ *
+ * The caller describes the sort key (type, direction, where NULLs go, and how to compute it: a
+ * plain column read straight from the tuple, or an expression evaluated over the scan slot) and
+ * k; it gets back the TIDs of the selected rows in order.  Rows whose keys tie at the boundary are
+ * cut arbitrarily so that exactly k come back, unless with_ties is asked for: then every row
+ * whose first key equals the last selected row's key is returned too (the custom scan uses this
+ * to order several sort keys exactly: the rows it must sort are all among these).
+ */
+#ifndef RADIK_SELECT_H
+#define RADIK_SELECT_H
+
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "nodes/execnodes.h"
+#include "storage/itemptr.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+
+/* How one sort key is computed and ordered. */
+typedef struct RadikSortKey
+{
+	Oid			type;			/* one of radik_key_type_supported()'s types */
+	bool		descending;
+	bool		nulls_first;
+	AttrNumber	attnum;			/* > 0: a plain column of the table, read directly */
+	ExprState  *expr;			/* else: evaluated in econtext with the scan tuple as outer */
+} RadikSortKey;
+
+/* What the selection did, for EXPLAIN ANALYZE. */
+typedef struct RadikSelectStats
+{
+	char		device[128];	/* "cpu" or the GPU's name */
+	int64		rows_scanned;	/* visible rows read from the heap */
+	int64		rows_sent;		/* keys handed to the engine */
+	double		scan_ms;		/* reading the heap and computing keys */
+	double		copy_ms;		/* handing chunks to the engine */
+	double		select_ms;		/* the engine's selection after the last chunk */
+} RadikSelectStats;
+
+/* The selection's answer: TIDs in order, best first. */
+typedef struct RadikSelectResult
+{
+	ItemPointerData *tids;
+	int64		ntids;
+	RadikSelectStats stats;
+} RadikSelectResult;
+
+/* Is values of this type orderable by radik (by its default btree opclass)? */
+extern bool radik_key_type_supported(Oid type);
+
+/* The supported types' names, for error messages: "smallint, integer, ...". */
+extern const char *radik_supported_type_names(void);
+
+/*
+ * Select the best k rows of rel visible to snapshot that pass qual (NULL: all rows).
+ * econtext is used to evaluate qual and key->expr; its scan tuple is set to each row in turn.
+ * k < 0 means no limit (every row, ordered).  The result is palloc'd in the current memory
+ * context; engine resources are released on error through a memory context callback.
+ */
+extern void radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
+							  ExprState *qual, const RadikSortKey *key, int64 k, bool with_ties,
+							  RadikSelectResult *result);
+
+#endif							/* RADIK_SELECT_H */

@@ -1,0 +1,59 @@
+#!/bin/bash
+# run-tests.sh: set up and run every radik test suite on a fresh Debian 12 machine (as root).
+#
+# Installs PostgreSQL 15 and the build packages if missing, builds radik with warnings as errors,
+# runs the engine's unit tests (CPU twin; GPU too when one is present), then starts a throwaway
+# cluster and runs the regression suite and the isolation suite (make installcheck), then the
+# TAP tests as an ordinary user.  Prints each suite's summary and a last line "N passed, N failed"
+# counting suites; exits non-zero if any failed.  Extra postgres options for the throwaway cluster
+# can be given in RADIK_SERVER_OPTIONS; PGOPTIONS reaches every test session (for instance
+# PGOPTIONS="-c radik.device=gpu -c radik.force=on" on a GPU host).
+source "$(dirname "$0")/radik-env.sh"
+
+radik_setup
+cd "$RADIK_ROOT"
+
+passed=0 failed=0 failed_names=""
+record() {	# record NAME STATUS
+	if [ "$2" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names $1"; fi
+}
+
+say "suite 1: engine unit tests (test/engine/engine_test)"
+set +e
+make -s engine-test ${RADIK_MAKE_FLAGS:-} 2>&1 | tee /tmp/radik-engine-test.log | tail -n 25
+record engine "${PIPESTATUS[0]}"
+set -e
+
+radik_start_cluster ${RADIK_SERVER_OPTIONS:-}
+
+say "suite 2 and 3: regression and isolation tests (make installcheck)"
+set +e
+make -s installcheck ${RADIK_MAKE_FLAGS:-} > /tmp/radik-installcheck.log 2>&1
+status=$?
+set -e
+cat /tmp/radik-installcheck.log
+if [ $status != 0 ]; then
+	for d in test/results/regression.diffs test/results/isolation/regression.diffs; do
+		[ -f "$d" ] && { echo "---- $d (first 200 lines)"; head -n 200 "$d"; }
+	done
+fi
+record installcheck $status
+
+if compgen -G "test/t/*.pl" >/dev/null; then
+	say "suite 4: TAP tests (test/t/*.pl, run as user postgres: initdb refuses root)"
+	tapdir=$(mktemp -d /tmp/radik-tap.XXXXXX)
+	cp -a test/t "$tapdir/t"
+	chown -R postgres "$tapdir"
+	set +e
+	runuser -u postgres -- env PATH="$PG_BIN:$PATH" PG_REGRESS="$(dirname "$($PG_CONFIG --pgxs)")/../test/regress/pg_regress" \
+		TESTDIR="$tapdir" PGHOST= PGPORT= PGUSER= PGDATABASE= \
+		bash -c "cd '$tapdir' && prove -I '$(dirname "$($PG_CONFIG --pgxs)")/../test/perl' t/*.pl"
+	record tap $?
+	set -e
+	rm -rf "$tapdir"
+fi
+
+say "summary"
+[ -n "$failed_names" ] && echo "failed suites:$failed_names"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
