@@ -63,23 +63,33 @@ $(shlib): $(CUDA_OBJS)
 cuda/%.o: cuda/%.cu cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(OBJS): $(wildcard src/*.h) cuda/radik_engine.h cuda/radik_keys.h
+$(OBJS): $(wildcard src/*.h) cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h
 
-# The engine's own test and benchmark programs (no PostgreSQL involved).
+# The engine's own test and benchmark programs (no PostgreSQL involved).  The test links the
+# real GPU object when nvcc is found (and tests the GPU when one is present), else the stub.
+# ENGINE_TEST_FLAGS passes flags to it, e.g. make engine-test ENGINE_TEST_FLAGS=--cpu-only.
 ENGINE_TEST_SOURCES = test/engine/engine_test.c cuda/radik_engine.c cuda/radik_cpu.c
+ENGINE_HEADERS = cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h
+ENGINE_TEST_CFLAGS = -O2 -std=gnu11 -Wall -Wextra -Icuda $(if $(filter 1,$(WERROR)),-Werror)
 ifneq ($(NVCC),)
-test/engine/engine_test: $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) cuda/radik_engine.h cuda/radik_keys.h
-	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -o $@ $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) \
+test/engine/engine_test: $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) $(ENGINE_HEADERS)
+	$(CC) $(ENGINE_TEST_CFLAGS) -DRADIK_WITH_CUDA -o $@ $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) \
 		-L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread -lm
-test/engine/engine_bench: test/engine/engine_bench.cu $(CUDA_OBJS) cuda/radik_engine.c cuda/radik_cpu.c
-	$(NVCC) $(NVCC_FLAGS) -x cu -o $@ test/engine/engine_bench.cu -x c cuda/radik_engine.c \
-		cuda/radik_cpu.c $(CUDA_OBJS)
+# The benchmark calls the engine's device-side entry (cuda/radik_gpu_device.cuh); the C files are
+# compiled by $(CC) first, since nvcc's C++ flags do not suit them.
+test/engine/engine_bench: test/engine/engine_bench.cu $(CUDA_OBJS) cuda/radik_engine.c cuda/radik_cpu.c \
+		cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh)
+	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_engine.c -o test/engine/bench_engine.o
+	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_cpu.c -o test/engine/bench_cpu.o
+	$(NVCC) $(NVCC_FLAGS) -o $@ test/engine/engine_bench.cu test/engine/bench_engine.o \
+		test/engine/bench_cpu.o $(CUDA_OBJS) -lm
+	rm -f test/engine/bench_engine.o test/engine/bench_cpu.o
 else
-test/engine/engine_test: $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c cuda/radik_engine.h
-	$(CC) -O2 -Wall -std=gnu11 -Icuda -o $@ $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c -lm
+test/engine/engine_test: $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c $(ENGINE_HEADERS)
+	$(CC) $(ENGINE_TEST_CFLAGS) -o $@ $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c -lm
 endif
 
 engine-test: test/engine/engine_test
-	test/engine/engine_test
+	test/engine/engine_test $(ENGINE_TEST_FLAGS)
 
 .PHONY: engine-test

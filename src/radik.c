@@ -21,6 +21,7 @@ bool		radik_force = false;
 int			radik_device_setting = RADIK_SETTING_DEVICE_AUTO;
 double		radik_gpu_startup_cost = 1000000.0;
 double		radik_key_cost = 0.0025;
+double		radik_selection_cost = 100.0;
 
 static const struct config_enum_entry radik_device_options[] = {
 	{"auto", RADIK_SETTING_DEVICE_AUTO, false},
@@ -87,6 +88,15 @@ _PG_init(void)
 							 "In the units of cpu_operator_cost's scale (seq_page_cost = 1).",
 							 &radik_key_cost,
 							 0.0025, 0.0, 1e6,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("radik.selection_cost",
+							 "Sets the planner's estimate of the fixed cost of one radik selection.",
+							 "Paid by every query radik answers, even with the GPU started (opening the selection, launching it, reading its result), in the units of seq_page_cost; it keeps small tables on PostgreSQL's own plan.",
+							 &radik_selection_cost,
+							 100.0, 0.0, 1e12,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -25,6 +25,7 @@ extern bool radik_force;
 extern int	radik_device_setting;
 extern double radik_gpu_startup_cost;
 extern double radik_key_cost;
+extern double radik_selection_cost;
 
 /* Each part's registration, called once from _PG_init. */
 extern void radik_planner_init(void);

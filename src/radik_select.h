@@ -37,6 +37,7 @@ typedef struct RadikSelectStats
 {
 	char		device[128];	/* "cpu" or the GPU's name */
 	int64		rows_scanned;	/* visible rows read from the heap */
+	int64		rows_matched;	/* of those, rows that passed the quals */
 	int64		rows_sent;		/* keys handed to the engine */
 	double		scan_ms;		/* reading the heap and computing keys */
 	double		copy_ms;		/* handing chunks to the engine */
@@ -49,6 +50,10 @@ typedef struct RadikSelectResult
 	ItemPointerData *tids;
 	int64		ntids;
 	RadikSelectStats stats;
+	/* Each row's engine key (radik_key_map's), except for the rows whose key is NULL: */
+	uint64	   *keys;
+	int64		null_keys_begin;	/* rows [null_keys_begin, null_keys_end) have NULL keys */
+	int64		null_keys_end;
 } RadikSelectResult;
 
 /* Is values of this type orderable by radik (by its default btree opclass)? */

@@ -1,0 +1,1038 @@
+/*
+ * radik_gpu.cu
+ *	  The CUDA backend of the engine: device discovery, the streaming selection, the batch
+ *	  selection, and the launchers of the selection kernels (radik_gpu_kernels.cuh).
+ *
+ * Memory: one workspace per process holds the device buffers (the running best plus chunks,
+ * the unsorted output, two candidate buffers, per-segment state), the two pinned host chunk
+ * buffers and a stream.  It grows on demand and is kept between chunks and between selections,
+ * because cudaMalloc and cudaHostAlloc cost far more than a selection of a few million keys.
+ * Nothing is ever sized by k alone: every buffer is bounded by the rows pushed (plus one chunk),
+ * so LIMIT ALL is safe.  A second selection opened while the cached workspace is busy gets a
+ * private one, freed at close.
+ *
+ * Streaming: chunks are copied asynchronously from the pinned buffer the caller filled, while the
+ * caller fills the other one.  Rows accumulate on the device until they reach k + max(k, chunk),
+ * then one selection cuts them back to the best k (so each row is selected over a constant
+ * number of times, whatever k is).  The threshold forces that cut and reads back the k-th key.
+ *
+ * The door: plain C entry points (extern "C", exported), every CUDA call checked and returned as
+ * RADIK_DEVICE_ERROR with CUDA's own words, no exception and no exit.  Nothing here runs at load
+ * time; CUDA is first touched by radik_gpu_probe.  No driver or no device is RADIK_NO_DEVICE.
+ */
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <cuda_runtime.h>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+
+#include "radik_backend.h"
+#include "radik_gpu_device.cuh"
+#include "radik_gpu_kernels.cuh"
+
+#define RADIK_EXPORT extern "C" __attribute__((visibility("default")))
+
+using radik::SegmentState;
+using radik::SelectArgs;
+
+/* Chunk capacity (entries) when the caller gives no estimate, and its bounds. */
+#define DEFAULT_CHUNK_ENTRIES (1u << 20)
+#define MIN_CHUNK_ENTRIES (1u << 16)
+#define MAX_CHUNK_ENTRIES (1u << 22)
+
+/* Most segments one launch covers (gridDim.y). */
+#define MAX_SEGMENTS_PER_LAUNCH 65535
+
+/* ---------------------------------------------------------------------------------------------
+ * Errors
+ */
+
+static radik_status
+cuda_fail(radik_error *err, cudaError_t e, const char *what)
+{
+	(void) cudaGetLastError();	/* clear a non-sticky error so the next call starts clean */
+	return radik_fail(err,
+					  e == cudaErrorMemoryAllocation ? RADIK_OUT_OF_MEMORY : RADIK_DEVICE_ERROR,
+					  "%s: %s", what, cudaGetErrorString(e));
+}
+
+#define CUDA_TRY(call) \
+	do { \
+		cudaError_t cuda_try_error_ = (call); \
+		if (cuda_try_error_ != cudaSuccess) \
+			return cuda_fail(err, cuda_try_error_, #call); \
+	} while (0)
+
+#define STATUS_TRY(call) \
+	do { \
+		radik_status status_try_ = (call); \
+		if (status_try_ != RADIK_OK) \
+			return status_try_; \
+	} while (0)
+
+/* ---------------------------------------------------------------------------------------------
+ * Device discovery (lazy, cached per process)
+ */
+
+static int	probe_done;
+static radik_status probe_status;
+static char probe_message[RADIK_ERROR_MESSAGE_SIZE];
+static char device_name[RADIK_ERROR_MESSAGE_SIZE];
+static int	multiprocessors;
+static int	warp_aggregate = 0;	/* measured slower on an H200: see docs/performance.md */
+
+RADIK_EXPORT radik_status
+radik_gpu_probe(char *name, size_t name_size, radik_error *err)
+{
+	if (!probe_done)
+	{
+		int			count = 0;
+		cudaError_t e = cudaGetDeviceCount(&count);
+		cudaDeviceProp prop;
+
+		probe_status = RADIK_OK;
+		if (e != cudaSuccess)
+		{
+			(void) cudaGetLastError();
+			probe_status = RADIK_NO_DEVICE;
+			snprintf(probe_message, sizeof(probe_message), "no usable CUDA device: %s",
+					 cudaGetErrorString(e));
+		}
+		else if (count == 0)
+		{
+			probe_status = RADIK_NO_DEVICE;
+			snprintf(probe_message, sizeof(probe_message), "no CUDA device is present");
+		}
+		else if ((e = cudaGetDeviceProperties(&prop, 0)) != cudaSuccess ||
+				 (e = cudaSetDevice(0)) != cudaSuccess ||
+				 (e = cudaFree(0)) != cudaSuccess)
+		{
+			(void) cudaGetLastError();
+			probe_status = RADIK_NO_DEVICE;
+			snprintf(probe_message, sizeof(probe_message), "the CUDA device cannot be used: %s",
+					 cudaGetErrorString(e));
+		}
+		else
+		{
+			snprintf(device_name, sizeof(device_name), "%s", prop.name);
+			multiprocessors = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
+		}
+		probe_done = 1;
+	}
+	if (name != NULL && name_size > 0)
+		snprintf(name, name_size, "%s", probe_status == RADIK_OK ? device_name : "");
+	if (probe_status != RADIK_OK)
+		return radik_fail(err, probe_status, "%s", probe_message);
+	return RADIK_OK;
+}
+
+RADIK_EXPORT void
+radik_gpu_set_warp_aggregate(int enabled)
+{
+	warp_aggregate = enabled ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Workspaces
+ */
+
+typedef struct DeviceBuffer
+{
+	void	   *ptr;
+	size_t		bytes;
+} DeviceBuffer;
+
+typedef struct Workspace
+{
+	int			ready;			/* stream and events exist */
+	int			in_use;
+	cudaStream_t stream;
+	DeviceBuffer work_keys;		/* streaming: best so far + new chunks; batch: the input */
+	DeviceBuffer work_ids;
+	DeviceBuffer out_keys;		/* a selection's unsorted output */
+	DeviceBuffer out_ids;
+	DeviceBuffer candidate_keys[2];	/* candidate_*[0] also receives the sorted result */
+	DeviceBuffer candidate_ids[2];
+	DeviceBuffer states;
+	DeviceBuffer histograms;
+	DeviceBuffer segment_arrays;	/* offsets, ks, out_offsets, out_ends */
+	DeviceBuffer sort_temp;
+	DeviceBuffer scalar;
+	void	   *pinned_keys[2];
+	uint64_t   *pinned_ids[2];
+	size_t		pinned_capacity;	/* entries of each pinned buffer (keys in 8-byte slots) */
+	cudaEvent_t chunk_copied[2];
+	int			chunk_pending[2];
+	unsigned long long *staging;	/* pinned: segment arrays on their way to the device */
+	size_t		staging_capacity;	/* entries */
+	cudaEvent_t staging_copied;
+	int			staging_pending;
+} Workspace;
+
+static Workspace cached_workspace;	/* zero-initialised: no constructor runs at load time */
+
+static radik_status
+workspace_init(Workspace *ws, radik_error *err)
+{
+	if (ws->ready)
+		return RADIK_OK;
+	CUDA_TRY(cudaStreamCreateWithFlags(&ws->stream, cudaStreamNonBlocking));
+	CUDA_TRY(cudaEventCreateWithFlags(&ws->chunk_copied[0], cudaEventDisableTiming));
+	CUDA_TRY(cudaEventCreateWithFlags(&ws->chunk_copied[1], cudaEventDisableTiming));
+	CUDA_TRY(cudaEventCreateWithFlags(&ws->staging_copied, cudaEventDisableTiming));
+	ws->ready = 1;
+	return RADIK_OK;
+}
+
+static void
+buffer_free(DeviceBuffer *b)
+{
+	if (b->ptr)
+		(void) cudaFree(b->ptr);
+	b->ptr = NULL;
+	b->bytes = 0;
+}
+
+static void
+workspace_free(Workspace *ws)
+{
+	if (!ws->ready)
+		return;
+	(void) cudaStreamSynchronize(ws->stream);
+	buffer_free(&ws->work_keys);
+	buffer_free(&ws->work_ids);
+	buffer_free(&ws->out_keys);
+	buffer_free(&ws->out_ids);
+	for (int i = 0; i < 2; i++)
+	{
+		buffer_free(&ws->candidate_keys[i]);
+		buffer_free(&ws->candidate_ids[i]);
+		if (ws->pinned_keys[i])
+			(void) cudaFreeHost(ws->pinned_keys[i]);
+		if (ws->pinned_ids[i])
+			(void) cudaFreeHost(ws->pinned_ids[i]);
+		ws->pinned_keys[i] = NULL;
+		ws->pinned_ids[i] = NULL;
+		(void) cudaEventDestroy(ws->chunk_copied[i]);
+	}
+	buffer_free(&ws->states);
+	buffer_free(&ws->histograms);
+	buffer_free(&ws->segment_arrays);
+	buffer_free(&ws->sort_temp);
+	buffer_free(&ws->scalar);
+	if (ws->staging)
+		(void) cudaFreeHost(ws->staging);
+	(void) cudaEventDestroy(ws->staging_copied);
+	(void) cudaStreamDestroy(ws->stream);
+	(void) cudaGetLastError();
+	memset(ws, 0, sizeof(*ws));
+}
+
+/* The cached workspace if it is free, else a new private one (freed by workspace_release). */
+static radik_status
+workspace_acquire(Workspace **out, radik_error *err)
+{
+	Workspace  *ws = &cached_workspace;
+
+	if (ws->in_use)
+	{
+		ws = (Workspace *) calloc(1, sizeof(Workspace));
+		if (ws == NULL)
+			return radik_fail(err, RADIK_OUT_OF_MEMORY, "out of host memory for a GPU workspace");
+	}
+	radik_status status = workspace_init(ws, err);
+
+	if (status != RADIK_OK)
+	{
+		if (ws != &cached_workspace)
+		{
+			workspace_free(ws);
+			free(ws);
+		}
+		return status;
+	}
+	ws->in_use = 1;
+	*out = ws;
+	return RADIK_OK;
+}
+
+static void
+workspace_release(Workspace *ws)
+{
+	if (ws == NULL)
+		return;
+	(void) cudaStreamSynchronize(ws->stream);
+	(void) cudaGetLastError();
+	ws->chunk_pending[0] = ws->chunk_pending[1] = 0;
+	ws->in_use = 0;
+	if (ws != &cached_workspace)
+	{
+		workspace_free(ws);
+		free(ws);
+	}
+}
+
+/*
+ * Make b hold at least bytes.  With keep > 0, the first keep bytes survive (stream-ordered copy);
+ * the old allocation is freed only once the stream is idle.
+ */
+static radik_status
+buffer_reserve(DeviceBuffer *b, size_t bytes, size_t keep, cudaStream_t stream, radik_error *err)
+{
+	void	   *fresh = NULL;
+	size_t		grown = bytes;
+
+	if (b->bytes >= bytes)
+		return RADIK_OK;
+	if (keep > 0 && grown < b->bytes * 2)
+		grown = b->bytes * 2;	/* growing while streaming: double, to copy rarely */
+	CUDA_TRY(cudaStreamSynchronize(stream));
+	if (keep == 0)
+		buffer_free(b);			/* free first, so the peak is the new size alone */
+	if (cudaMalloc(&fresh, grown) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		fresh = NULL;
+		if (grown > bytes)
+		{
+			grown = bytes;
+			CUDA_TRY(cudaMalloc(&fresh, grown));
+		}
+		else
+			return radik_fail(err, RADIK_OUT_OF_MEMORY,
+							  "cannot allocate %zu bytes of GPU memory", bytes);
+	}
+	if (keep > 0 && b->ptr != NULL)
+	{
+		CUDA_TRY(cudaMemcpyAsync(fresh, b->ptr, keep, cudaMemcpyDeviceToDevice, stream));
+		CUDA_TRY(cudaStreamSynchronize(stream));
+		buffer_free(b);
+	}
+	b->ptr = fresh;
+	b->bytes = grown;
+	return RADIK_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The selection launcher
+ */
+
+/* Grid width (blocks per segment) for passes over segments of up to max_length keys. */
+template <typename Key>
+static unsigned int
+grid_width(uint64_t max_length, size_t segments_in_launch)
+{
+	const uint64_t tiles = (max_length + radik::Tile<Key>::SIZE - 1) / radik::Tile<Key>::SIZE;
+	/* as many blocks as fit at once (3 per multiprocessor), each streaming its tiles */
+	uint64_t	wanted = ((uint64_t) multiprocessors * 3 + segments_in_launch - 1) / segments_in_launch;
+
+	if (wanted > tiles)
+		wanted = tiles;
+	if (wanted < 1)
+		wanted = 1;
+	return (unsigned int) wanted;
+}
+
+/* Bytes of sort workspace for total_out entries in the given number of segments. */
+template <typename Key>
+static radik_status
+sort_temp_bytes(uint64_t total_out, size_t segments, size_t *bytes, radik_error *err)
+{
+	*bytes = 0;
+	if (total_out == 0)
+		return RADIK_OK;
+	if (segments == 1)
+		CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, *bytes, (const Key *) nullptr,
+												 (Key *) nullptr, (const uint64_t *) nullptr,
+												 (uint64_t *) nullptr, total_out));
+	else
+		CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(nullptr, *bytes, (const Key *) nullptr,
+													 (Key *) nullptr, (const uint64_t *) nullptr,
+													 (uint64_t *) nullptr, (int64_t) total_out,
+													 (int64_t) segments,
+													 (const unsigned long long *) nullptr,
+													 (const unsigned long long *) nullptr));
+	return RADIK_OK;
+}
+
+/*
+ * Reserve everything a selection of segments over total_in input entries with total_out output
+ * entries needs in ws (except the input).  Call before taking pointers into ws's buffers.
+ */
+template <typename Key>
+static radik_status
+prepare_selection(Workspace *ws, uint64_t total_in, uint64_t total_out, size_t segments,
+				  cudaStream_t stream, radik_error *err)
+{
+	const uint64_t candidates = total_in > total_out ? total_in : total_out;
+	size_t		sort_bytes;
+
+	for (int i = 0; i < 2; i++)
+	{
+		STATUS_TRY(buffer_reserve(&ws->candidate_keys[i], candidates * sizeof(Key), 0, stream, err));
+		STATUS_TRY(buffer_reserve(&ws->candidate_ids[i], candidates * sizeof(uint64_t), 0, stream, err));
+	}
+	STATUS_TRY(buffer_reserve(&ws->out_keys, total_out * sizeof(Key), 0, stream, err));
+	STATUS_TRY(buffer_reserve(&ws->out_ids, total_out * sizeof(uint64_t), 0, stream, err));
+	STATUS_TRY(buffer_reserve(&ws->states, segments * sizeof(SegmentState), 0, stream, err));
+	STATUS_TRY(buffer_reserve(&ws->histograms,
+							  2 * segments * radik::BINS * sizeof(unsigned long long), 0, stream, err));
+	STATUS_TRY(buffer_reserve(&ws->segment_arrays,
+							  (4 * segments + 1) * sizeof(unsigned long long), 0, stream, err));
+	STATUS_TRY(buffer_reserve(&ws->scalar, sizeof(unsigned long long), 0, stream, err));
+	STATUS_TRY(sort_temp_bytes<Key>(total_out, segments, &sort_bytes, err));
+	STATUS_TRY(buffer_reserve(&ws->sort_temp, sort_bytes, 0, stream, err));
+	return RADIK_OK;
+}
+
+/*
+ * Select on stream: segment s of keys (offsets[s] .. offsets[s+1], host array) keeps its
+ * min(ks[s], length) smallest, written unsorted to out_keys/out_ids at out_offsets[s]; then, if
+ * sorted_keys is not NULL, sorted into sorted_keys/sorted_ids at the same offsets.  ws must have
+ * been prepared for these sizes; its candidate buffers must not be the input.
+ */
+template <typename Key>
+static radik_status
+run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_t *ids,
+			  size_t segments, const uint64_t *offsets, const uint64_t *ks,
+			  const uint64_t *out_offsets, Key *out_keys, uint64_t *out_ids,
+			  Key *sorted_keys, uint64_t *sorted_ids, radik_error *err)
+{
+	constexpr int KEY_BITS = (int) sizeof(Key) * 8;
+	/*
+	 * Round 0 (speculative pass or full window), round 1 (the window, whose outside bins may
+	 * send the selection back to the top digit), then at most one round per digit.
+	 */
+	constexpr int ROUNDS = 2 + KEY_BITS / radik::DIGIT_BITS;
+	unsigned long long *host_arrays;
+	unsigned long long *device_arrays = (unsigned long long *) ws->segment_arrays.ptr;
+	uint64_t	max_length = 0;
+	uint64_t	total_out = 0;
+
+	if (segments == 0)
+		return RADIK_OK;
+
+	/* offsets, ks, out_offsets, out_ends, uploaded in one copy from pinned staging */
+	const size_t entries = 4 * segments + 1;
+
+	if (ws->staging_pending)
+	{
+		CUDA_TRY(cudaEventSynchronize(ws->staging_copied));
+		ws->staging_pending = 0;
+	}
+	if (ws->staging_capacity < entries)
+	{
+		if (ws->staging)
+			CUDA_TRY(cudaFreeHost(ws->staging));
+		ws->staging = NULL;
+		ws->staging_capacity = 0;
+		CUDA_TRY(cudaHostAlloc((void **) &ws->staging,
+							   (entries < 1024 ? 1024 : entries) * sizeof(unsigned long long),
+							   cudaHostAllocDefault));
+		ws->staging_capacity = entries < 1024 ? 1024 : entries;
+	}
+	host_arrays = ws->staging;
+	for (size_t s = 0; s < segments; s++)
+	{
+		const uint64_t length = offsets[s + 1] - offsets[s];
+		const uint64_t count = ks[s] < length ? ks[s] : length;
+
+		host_arrays[s] = offsets[s];
+		host_arrays[segments + 1 + s] = ks[s];
+		host_arrays[2 * segments + 1 + s] = out_offsets[s];
+		host_arrays[3 * segments + 1 + s] = out_offsets[s] + count;
+		if (length > max_length)
+			max_length = length;
+		if (out_offsets[s] + count > total_out)
+			total_out = out_offsets[s] + count;
+	}
+	host_arrays[segments] = offsets[segments];
+	CUDA_TRY(cudaMemcpyAsync(device_arrays, host_arrays, entries * sizeof(unsigned long long),
+							 cudaMemcpyHostToDevice, stream));
+	CUDA_TRY(cudaEventRecord(ws->staging_copied, stream));
+	ws->staging_pending = 1;
+
+	SelectArgs<Key> a;
+
+	a.keys = keys;
+	a.ids = ids;
+	a.seg_offsets = device_arrays;
+	a.seg_ks = device_arrays + segments + 1;
+	a.out_offsets = device_arrays + 2 * segments + 1;
+	for (int i = 0; i < 2; i++)
+	{
+		a.candidate_keys[i] = (Key *) ws->candidate_keys[i].ptr;
+		a.candidate_ids[i] = (uint64_t *) ws->candidate_ids[i].ptr;
+	}
+	a.out_keys = out_keys;
+	a.out_ids = out_ids;
+	a.states = (SegmentState *) ws->states.ptr;
+	a.histograms = (unsigned long long *) ws->histograms.ptr;
+	a.segments = (int) segments;
+	a.warp_aggregate = warp_aggregate;
+
+	for (size_t first = 0; first < segments; first += MAX_SEGMENTS_PER_LAUNCH)
+	{
+		const size_t here = segments - first < MAX_SEGMENTS_PER_LAUNCH ?
+			segments - first : MAX_SEGMENTS_PER_LAUNCH;
+		const dim3	one(1, (unsigned int) here);
+		const dim3	wide(grid_width<Key>(max_length, here), (unsigned int) here);
+
+		a.segment_base = (int) first;
+		radik::sample_kernel<Key><<<one, radik::THREADS, 0, stream>>>(a);
+		CUDA_TRY(cudaGetLastError());
+		radik::filter_kernel<Key, true><<<wide, radik::THREADS, 0, stream>>>(a, 0);
+		CUDA_TRY(cudaGetLastError());
+		radik::check_speculation_kernel<Key><<<one, radik::THREADS, 0, stream>>>(a);
+		CUDA_TRY(cudaGetLastError());
+		/* a full round 0 where the speculation missed (the kernels exit at once elsewhere) */
+		radik::histogram_kernel<Key><<<wide, radik::THREADS, 0, stream>>>(a);
+		CUDA_TRY(cudaGetLastError());
+	}
+	for (int round = 0; round < ROUNDS; round++)
+		for (size_t first = 0; first < segments; first += MAX_SEGMENTS_PER_LAUNCH)
+		{
+			const size_t here = segments - first < MAX_SEGMENTS_PER_LAUNCH ?
+				segments - first : MAX_SEGMENTS_PER_LAUNCH;
+			const dim3	one(1, (unsigned int) here);
+			const dim3	wide(grid_width<Key>(max_length, here), (unsigned int) here);
+
+			a.segment_base = (int) first;
+			radik::choose_kernel<Key><<<one, radik::CHOOSE_THREADS, 0, stream>>>(a, round);
+			CUDA_TRY(cudaGetLastError());
+			radik::filter_kernel<Key, false><<<wide, radik::THREADS, 0, stream>>>(a, round);
+			CUDA_TRY(cudaGetLastError());
+		}
+
+	if (sorted_keys == NULL || total_out == 0)
+		return RADIK_OK;
+
+	size_t		temp_bytes = ws->sort_temp.bytes;
+
+	if (segments == 1)
+	{
+		const uint64_t count = total_out - out_offsets[0];
+
+		CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->sort_temp.ptr, temp_bytes,
+												 out_keys + out_offsets[0],
+												 sorted_keys + out_offsets[0],
+												 out_ids + out_offsets[0],
+												 sorted_ids + out_offsets[0], count, 0,
+												 KEY_BITS, stream));
+	}
+	else
+		CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(ws->sort_temp.ptr, temp_bytes,
+													 out_keys, sorted_keys, out_ids, sorted_ids,
+													 (int64_t) total_out, (int64_t) segments,
+													 device_arrays + 2 * segments + 1,
+													 device_arrays + 3 * segments + 1, stream));
+	return RADIK_OK;
+}
+
+/* The number of output entries of a layout (largest out_offsets[s] + min(ks[s], length)). */
+static uint64_t
+output_extent(size_t segments, const uint64_t *offsets, const uint64_t *ks,
+			  const uint64_t *out_offsets)
+{
+	uint64_t	extent = 0;
+
+	for (size_t s = 0; s < segments; s++)
+	{
+		const uint64_t length = offsets[s + 1] - offsets[s];
+		const uint64_t count = ks[s] < length ? ks[s] : length;
+
+		if (out_offsets[s] + count > extent)
+			extent = out_offsets[s] + count;
+	}
+	return extent;
+}
+
+template <typename Key>
+static radik_status
+select_on_device(Workspace *ws, const Key *keys, const uint64_t *ids, size_t segments,
+				 const uint64_t *offsets, const uint64_t *ks, const uint64_t *out_offsets,
+				 Key *sorted_keys, uint64_t *sorted_ids, cudaStream_t stream, radik_error *err)
+{
+	const uint64_t total_out = output_extent(segments, offsets, ks, out_offsets);
+
+	STATUS_TRY(prepare_selection<Key>(ws, offsets[segments], total_out, segments, stream, err));
+	return run_selection<Key>(ws, stream, keys, ids, segments, offsets, ks, out_offsets,
+							  (Key *) ws->out_keys.ptr, (uint64_t *) ws->out_ids.ptr,
+							  sorted_keys, sorted_ids, err);
+}
+
+RADIK_EXPORT radik_status
+radik_gpu_select_on_device(int key_bytes, const void *keys, const uint64_t *ids, size_t segments,
+						   const uint64_t *offsets, const uint64_t *ks,
+						   const uint64_t *out_offsets, void *out_keys, uint64_t *out_ids,
+						   cudaStream_t stream, radik_error *err)
+{
+	Workspace  *ws;
+	radik_status status;
+
+	STATUS_TRY(radik_gpu_probe(NULL, 0, err));
+	if (segments == 0)
+		return RADIK_OK;
+	STATUS_TRY(workspace_acquire(&ws, err));
+	if (key_bytes == 4)
+		status = select_on_device<uint32_t>(ws, (const uint32_t *) keys, ids, segments, offsets,
+											ks, out_offsets, (uint32_t *) out_keys, out_ids,
+											stream, err);
+	else
+		status = select_on_device<uint64_t>(ws, (const uint64_t *) keys, ids, segments, offsets,
+											ks, out_offsets, (uint64_t *) out_keys, out_ids,
+											stream, err);
+	/* keep the stream running: the caller times it; the workspace is free for the next call */
+	ws->in_use = 0;
+	if (ws != &cached_workspace)
+	{
+		(void) cudaStreamSynchronize(stream);
+		workspace_free(ws);
+		free(ws);
+	}
+	return status;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Streaming selection
+ */
+
+typedef struct GpuSelection
+{
+	Workspace  *ws;
+	int			key_bytes;
+	uint64_t	k;
+	size_t		chunk_capacity;
+	int			current;		/* pinned buffer handed out next */
+	uint64_t	count;			/* entries in ws->work_* on the device */
+	uint64_t	result_count;
+} GpuSelection;
+
+static radik_status
+reserve_pinned(Workspace *ws, size_t entries, radik_error *err)
+{
+	if (ws->pinned_capacity >= entries)
+		return RADIK_OK;
+	CUDA_TRY(cudaStreamSynchronize(ws->stream));
+	for (int i = 0; i < 2; i++)
+	{
+		if (ws->pinned_keys[i])
+			CUDA_TRY(cudaFreeHost(ws->pinned_keys[i]));
+		if (ws->pinned_ids[i])
+			CUDA_TRY(cudaFreeHost(ws->pinned_ids[i]));
+		ws->pinned_keys[i] = NULL;
+		ws->pinned_ids[i] = NULL;
+	}
+	ws->pinned_capacity = 0;
+	for (int i = 0; i < 2; i++)
+	{
+		CUDA_TRY(cudaHostAlloc(&ws->pinned_keys[i], entries * sizeof(uint64_t), cudaHostAllocDefault));
+		CUDA_TRY(cudaHostAlloc((void **) &ws->pinned_ids[i], entries * sizeof(uint64_t),
+							   cudaHostAllocDefault));
+	}
+	ws->pinned_capacity = entries;
+	return RADIK_OK;
+}
+
+RADIK_EXPORT radik_status
+radik_gpu_open(int key_bytes, uint64_t k, uint64_t expected_rows, void **state, radik_error *err)
+{
+	GpuSelection *sel;
+	radik_status status;
+	size_t		chunk = DEFAULT_CHUNK_ENTRIES;
+
+	*state = NULL;
+	STATUS_TRY(radik_gpu_probe(NULL, 0, err));
+	if (expected_rows > 0)
+		chunk = expected_rows < MIN_CHUNK_ENTRIES ? MIN_CHUNK_ENTRIES :
+			expected_rows > MAX_CHUNK_ENTRIES ? MAX_CHUNK_ENTRIES : (size_t) expected_rows;
+	sel = (GpuSelection *) calloc(1, sizeof(GpuSelection));
+	if (sel == NULL)
+		return radik_fail(err, RADIK_OUT_OF_MEMORY, "out of host memory for a GPU selection");
+	sel->key_bytes = key_bytes;
+	sel->k = k;
+	status = workspace_acquire(&sel->ws, err);
+	if (status == RADIK_OK)
+		status = reserve_pinned(sel->ws, chunk, err);
+	if (status != RADIK_OK)
+	{
+		workspace_release(sel->ws);
+		free(sel);
+		return status;
+	}
+	sel->chunk_capacity = sel->ws->pinned_capacity;
+	*state = sel;
+	return RADIK_OK;
+}
+
+RADIK_EXPORT radik_status
+radik_gpu_chunk_buffer(void *state, void **keys, uint64_t **ids, size_t *capacity,
+					   radik_error *err)
+{
+	GpuSelection *sel = (GpuSelection *) state;
+	Workspace  *ws = sel->ws;
+	const int	i = sel->current;
+
+	if (ws->chunk_pending[i])
+	{
+		/* the copy out of this buffer must be done before the caller refills it */
+		CUDA_TRY(cudaEventSynchronize(ws->chunk_copied[i]));
+		ws->chunk_pending[i] = 0;
+	}
+	*keys = ws->pinned_keys[i];
+	*ids = ws->pinned_ids[i];
+	*capacity = sel->chunk_capacity;
+	return RADIK_OK;
+}
+
+/* Cut the device's rows back to the best k (unsorted), in place of the work buffer. */
+template <typename Key>
+static radik_status
+compact(GpuSelection *sel, radik_error *err)
+{
+	Workspace  *ws = sel->ws;
+	const uint64_t offsets[2] = {0, sel->count};
+	const uint64_t out_offsets[1] = {0};
+	const uint64_t ks[1] = {sel->k};
+	DeviceBuffer swap;
+
+	STATUS_TRY(prepare_selection<Key>(ws, sel->count, sel->k, 1, ws->stream, err));
+	STATUS_TRY(run_selection<Key>(ws, ws->stream, (const Key *) ws->work_keys.ptr,
+								  (const uint64_t *) ws->work_ids.ptr, 1, offsets, ks,
+								  out_offsets, (Key *) ws->out_keys.ptr,
+								  (uint64_t *) ws->out_ids.ptr, NULL, NULL, err));
+	swap = ws->work_keys;
+	ws->work_keys = ws->out_keys;
+	ws->out_keys = swap;
+	swap = ws->work_ids;
+	ws->work_ids = ws->out_ids;
+	ws->out_ids = swap;
+	sel->count = sel->k;
+	return RADIK_OK;
+}
+
+static radik_status
+compact_any(GpuSelection *sel, radik_error *err)
+{
+	return sel->key_bytes == 4 ? compact<uint32_t>(sel, err) : compact<uint64_t>(sel, err);
+}
+
+RADIK_EXPORT radik_status
+radik_gpu_push_chunk(void *state, size_t n, radik_error *err)
+{
+	GpuSelection *sel = (GpuSelection *) state;
+	Workspace  *ws = sel->ws;
+	const int	i = sel->current;
+	const size_t kb = (size_t) sel->key_bytes;
+	const uint64_t needed = sel->count + n;
+	const uint64_t slack = sel->k > sel->chunk_capacity ? sel->k : sel->chunk_capacity;
+
+	if (n == 0)
+		return RADIK_OK;
+	STATUS_TRY(buffer_reserve(&ws->work_keys, needed * kb, sel->count * kb, ws->stream, err));
+	STATUS_TRY(buffer_reserve(&ws->work_ids, needed * sizeof(uint64_t),
+							  sel->count * sizeof(uint64_t), ws->stream, err));
+	CUDA_TRY(cudaMemcpyAsync((char *) ws->work_keys.ptr + sel->count * kb, ws->pinned_keys[i],
+							 n * kb, cudaMemcpyHostToDevice, ws->stream));
+	CUDA_TRY(cudaMemcpyAsync((uint64_t *) ws->work_ids.ptr + sel->count, ws->pinned_ids[i],
+							 n * sizeof(uint64_t), cudaMemcpyHostToDevice, ws->stream));
+	CUDA_TRY(cudaEventRecord(ws->chunk_copied[i], ws->stream));
+	ws->chunk_pending[i] = 1;
+	sel->current = 1 - i;
+	sel->count = needed;
+	/* cut back once the rows reach k + max(k, chunk): each row is selected over O(1) times */
+	if (sel->count > sel->k && sel->count - sel->k >= slack)
+		STATUS_TRY(compact_any(sel, err));
+	return RADIK_OK;
+}
+
+RADIK_EXPORT radik_status
+radik_gpu_threshold(void *state, uint64_t *kth_key, int *valid, radik_error *err)
+{
+	GpuSelection *sel = (GpuSelection *) state;
+	Workspace  *ws = sel->ws;
+	unsigned long long highest = 0;
+	unsigned long long *device_highest;
+
+	*valid = 0;
+	*kth_key = 0;
+	if (sel->count < sel->k)
+		return RADIK_OK;
+	if (sel->count > sel->k)
+		STATUS_TRY(compact_any(sel, err));
+	STATUS_TRY(buffer_reserve(&ws->scalar, sizeof(unsigned long long), 0, ws->stream, err));
+	device_highest = (unsigned long long *) ws->scalar.ptr;
+	CUDA_TRY(cudaMemsetAsync(device_highest, 0, sizeof(unsigned long long), ws->stream));
+	{
+		uint64_t	blocks = (sel->count + radik::THREADS - 1) / radik::THREADS;
+
+		if (blocks > (uint64_t) multiprocessors * 4)
+			blocks = (uint64_t) multiprocessors * 4;
+		if (sel->key_bytes == 4)
+			radik::max_key_kernel<uint32_t><<<(unsigned int) blocks, radik::THREADS, 0, ws->stream>>>(
+				(const uint32_t *) ws->work_keys.ptr, sel->count, device_highest);
+		else
+			radik::max_key_kernel<uint64_t><<<(unsigned int) blocks, radik::THREADS, 0, ws->stream>>>(
+				(const uint64_t *) ws->work_keys.ptr, sel->count, device_highest);
+		CUDA_TRY(cudaGetLastError());
+	}
+	CUDA_TRY(cudaMemcpyAsync(&highest, device_highest, sizeof(highest), cudaMemcpyDeviceToHost,
+							 ws->stream));
+	CUDA_TRY(cudaStreamSynchronize(ws->stream));
+	*kth_key = highest;
+	*valid = 1;
+	return RADIK_OK;
+}
+
+template <typename Key>
+static radik_status
+finish(GpuSelection *sel, radik_error *err)
+{
+	Workspace  *ws = sel->ws;
+	const uint64_t offsets[2] = {0, sel->count};
+	const uint64_t out_offsets[1] = {0};
+	const uint64_t ks[1] = {sel->k};
+
+	sel->result_count = sel->k < sel->count ? sel->k : sel->count;
+	if (sel->result_count == 0)
+		return RADIK_OK;
+	STATUS_TRY(prepare_selection<Key>(ws, sel->count, sel->result_count, 1, ws->stream, err));
+	if (sel->count > sel->k)
+		STATUS_TRY(run_selection<Key>(ws, ws->stream, (const Key *) ws->work_keys.ptr,
+									  (const uint64_t *) ws->work_ids.ptr, 1, offsets, ks,
+									  out_offsets, (Key *) ws->out_keys.ptr,
+									  (uint64_t *) ws->out_ids.ptr,
+									  (Key *) ws->candidate_keys[0].ptr,
+									  (uint64_t *) ws->candidate_ids[0].ptr, err));
+	else
+	{
+		/* everything pushed is selected: just sort it */
+		size_t		temp_bytes = ws->sort_temp.bytes;
+
+		CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->sort_temp.ptr, temp_bytes,
+												 (const Key *) ws->work_keys.ptr,
+												 (Key *) ws->candidate_keys[0].ptr,
+												 (const uint64_t *) ws->work_ids.ptr,
+												 (uint64_t *) ws->candidate_ids[0].ptr,
+												 sel->count, 0, (int) sizeof(Key) * 8,
+												 ws->stream));
+	}
+	CUDA_TRY(cudaStreamSynchronize(ws->stream));
+	return RADIK_OK;
+}
+
+RADIK_EXPORT radik_status
+radik_gpu_finish(void *state, uint64_t *count, radik_error *err)
+{
+	GpuSelection *sel = (GpuSelection *) state;
+	radik_status status;
+
+	status = sel->key_bytes == 4 ? finish<uint32_t>(sel, err) : finish<uint64_t>(sel, err);
+	*count = status == RADIK_OK ? sel->result_count : 0;
+	return status;
+}
+
+/* Copy count sorted entries of device arrays to the caller, widening 32-bit keys. */
+static radik_status
+copy_result(int key_bytes, const void *device_keys, const uint64_t *device_ids, uint64_t count,
+			uint64_t *keys, uint64_t *ids, cudaStream_t stream, radik_error *err)
+{
+	if (ids != NULL && count > 0)
+		CUDA_TRY(cudaMemcpyAsync(ids, device_ids, count * sizeof(uint64_t),
+								 cudaMemcpyDeviceToHost, stream));
+	if (keys != NULL && count > 0)
+	{
+		if (key_bytes == 8)
+			CUDA_TRY(cudaMemcpyAsync(keys, device_keys, count * sizeof(uint64_t),
+									 cudaMemcpyDeviceToHost, stream));
+		else
+		{
+			uint32_t   *narrow = (uint32_t *) malloc(count * sizeof(uint32_t));
+			cudaError_t e;
+
+			if (narrow == NULL)
+				return radik_fail(err, RADIK_OUT_OF_MEMORY, "out of host memory for a result");
+			e = cudaMemcpyAsync(narrow, device_keys, count * sizeof(uint32_t),
+								cudaMemcpyDeviceToHost, stream);
+			if (e == cudaSuccess)
+				e = cudaStreamSynchronize(stream);
+			if (e != cudaSuccess)
+			{
+				free(narrow);
+				return cuda_fail(err, e, "cudaMemcpyAsync(result keys)");
+			}
+			for (uint64_t j = 0; j < count; j++)
+				keys[j] = narrow[j];
+			free(narrow);
+		}
+	}
+	CUDA_TRY(cudaStreamSynchronize(stream));
+	return RADIK_OK;
+}
+
+RADIK_EXPORT radik_status
+radik_gpu_result(void *state, uint64_t *keys, uint64_t *ids, radik_error *err)
+{
+	GpuSelection *sel = (GpuSelection *) state;
+	Workspace  *ws = sel->ws;
+
+	return copy_result(sel->key_bytes, ws->candidate_keys[0].ptr,
+					   (const uint64_t *) ws->candidate_ids[0].ptr, sel->result_count, keys, ids,
+					   ws->stream, err);
+}
+
+RADIK_EXPORT const char *
+radik_gpu_device_name(void *state)
+{
+	(void) state;
+	return device_name;
+}
+
+RADIK_EXPORT void
+radik_gpu_close(void *state)
+{
+	GpuSelection *sel = (GpuSelection *) state;
+
+	if (sel == NULL)
+		return;
+	workspace_release(sel->ws);
+	free(sel);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Batch selection over host arrays
+ */
+
+template <typename Key>
+static radik_status
+select_batch(Workspace *ws, const void *keys, const uint64_t *ids, const uint64_t *offsets,
+			 size_t segments, const uint64_t *ks, const uint64_t *out_offsets,
+			 uint64_t *out_keys, uint64_t *out_ids, uint64_t *out_counts, radik_error *err)
+{
+	const uint64_t first = offsets[0];
+	const uint64_t total = offsets[segments] - first;
+	uint64_t	out_first = UINT64_MAX;
+	uint64_t	out_last = 0;
+	uint64_t   *local = (uint64_t *) malloc((2 * segments + 1) * sizeof(uint64_t));
+	uint64_t   *local_out = local + segments + 1;
+	uint64_t   *host_keys = NULL;
+	uint64_t   *host_ids = NULL;
+	radik_status status = RADIK_OK;
+	cudaStream_t stream = ws->stream;
+
+	if (local == NULL)
+		return radik_fail(err, RADIK_OUT_OF_MEMORY, "out of host memory for a batch");
+	for (size_t s = 0; s < segments; s++)
+	{
+		const uint64_t length = offsets[s + 1] - offsets[s];
+		const uint64_t count = ks[s] < length ? ks[s] : length;
+
+		out_counts[s] = count;
+		if (count > 0 && out_offsets[s] < out_first)
+			out_first = out_offsets[s];
+		if (count > 0 && out_offsets[s] + count > out_last)
+			out_last = out_offsets[s] + count;
+	}
+	if (out_first == UINT64_MAX)
+	{
+		free(local);
+		return RADIK_OK;		/* every segment is empty */
+	}
+	for (size_t s = 0; s <= segments; s++)
+		local[s] = offsets[s] - first;
+	for (size_t s = 0; s < segments; s++)
+		local_out[s] = out_offsets[s] >= out_first ? out_offsets[s] - out_first : 0;
+
+	const uint64_t out_total = out_last - out_first;
+
+#define BATCH_TRY(call) \
+	do { \
+		status = (call); \
+		if (status != RADIK_OK) \
+			goto done; \
+	} while (0)
+#define BATCH_CUDA(call) \
+	do { \
+		cudaError_t batch_error_ = (call); \
+		if (batch_error_ != cudaSuccess) \
+		{ \
+			status = cuda_fail(err, batch_error_, #call); \
+			goto done; \
+		} \
+	} while (0)
+
+	BATCH_TRY(buffer_reserve(&ws->work_keys, total * sizeof(Key), 0, stream, err));
+	if (ids != NULL)
+		BATCH_TRY(buffer_reserve(&ws->work_ids, total * sizeof(uint64_t), 0, stream, err));
+	BATCH_TRY(prepare_selection<Key>(ws, total, out_total, segments, stream, err));
+	BATCH_CUDA(cudaMemcpyAsync(ws->work_keys.ptr, (const Key *) keys + first,
+							   total * sizeof(Key), cudaMemcpyHostToDevice, stream));
+	if (ids != NULL)
+		BATCH_CUDA(cudaMemcpyAsync(ws->work_ids.ptr, ids + first, total * sizeof(uint64_t),
+								   cudaMemcpyHostToDevice, stream));
+	BATCH_TRY(run_selection<Key>(ws, stream, (const Key *) ws->work_keys.ptr,
+								 ids ? (const uint64_t *) ws->work_ids.ptr : NULL, segments, local,
+								 ks, local_out, (Key *) ws->out_keys.ptr,
+								 (uint64_t *) ws->out_ids.ptr, (Key *) ws->candidate_keys[0].ptr,
+								 (uint64_t *) ws->candidate_ids[0].ptr, err));
+	host_keys = (uint64_t *) malloc(out_total * sizeof(uint64_t));
+	host_ids = (uint64_t *) malloc(out_total * sizeof(uint64_t));
+	if (host_keys == NULL || host_ids == NULL)
+	{
+		status = radik_fail(err, RADIK_OUT_OF_MEMORY, "out of host memory for a batch result");
+		goto done;
+	}
+	BATCH_TRY(copy_result(sizeof(Key), ws->candidate_keys[0].ptr,
+						  (const uint64_t *) ws->candidate_ids[0].ptr, out_total, host_keys,
+						  host_ids, stream, err));
+	for (size_t s = 0; s < segments; s++)
+		if (out_counts[s] > 0)
+		{
+			memcpy(out_keys + out_offsets[s], host_keys + local_out[s],
+				   out_counts[s] * sizeof(uint64_t));
+			memcpy(out_ids + out_offsets[s], host_ids + local_out[s],
+				   out_counts[s] * sizeof(uint64_t));
+		}
+
+done:
+#undef BATCH_TRY
+#undef BATCH_CUDA
+	free(host_keys);
+	free(host_ids);
+	free(local);
+	return status;
+}
+
+RADIK_EXPORT radik_status
+radik_gpu_select_batch(int key_bytes, const void *keys, const uint64_t *ids,
+					   const uint64_t *offsets, size_t segments, const uint64_t *ks,
+					   const uint64_t *out_offsets, uint64_t *out_keys, uint64_t *out_ids,
+					   uint64_t *out_counts, radik_error *err)
+{
+	Workspace  *ws;
+	radik_status status;
+
+	STATUS_TRY(radik_gpu_probe(NULL, 0, err));
+	if (segments == 0)
+		return RADIK_OK;
+	STATUS_TRY(workspace_acquire(&ws, err));
+	status = key_bytes == 4 ?
+		select_batch<uint32_t>(ws, keys, ids, offsets, segments, ks, out_offsets, out_keys,
+							   out_ids, out_counts, err) :
+		select_batch<uint64_t>(ws, keys, ids, offsets, segments, ks, out_offsets, out_keys,
+							   out_ids, out_counts, err);
+	workspace_release(ws);
+	return status;
+}
+
+RADIK_EXPORT void
+radik_gpu_release_cache(void)
+{
+	if (!probe_done || probe_status != RADIK_OK)
+		return;					/* CUDA was never touched: nothing to give back */
+	if (!cached_workspace.in_use)
+		workspace_free(&cached_workspace);
+}

@@ -1,0 +1,39 @@
+/*
+ * radik_gpu_device.cuh
+ *	  The CUDA engine's internal entry points for callers whose keys already live on the device:
+ *	  the benchmark (test/engine/engine_bench.cu) and, later, any caller that builds its keys on
+ *	  the GPU.  The PostgreSQL side never uses this header; it goes through radik_engine.h.
+ */
+#ifndef RADIK_GPU_DEVICE_CUH
+#define RADIK_GPU_DEVICE_CUH
+
+#include <cuda_runtime.h>
+
+#include "radik_engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Select, on stream, the ks[s] smallest of segment s = keys[offsets[s] .. offsets[s+1]) for every
+ * segment, sorted by key, into out_keys/out_ids at out_offsets[s] (device arrays of key_bytes
+ * wide keys and 64-bit ids).  keys and ids are device pointers (ids NULL: an entry's id is its
+ * index in its segment); offsets, ks and out_offsets are host arrays.  Uses the process's cached
+ * device workspace (so no selection may be open at the same time).  Returns without waiting for
+ * the stream.
+ */
+radik_status radik_gpu_select_on_device(int key_bytes, const void *keys, const uint64_t *ids,
+										size_t segments, const uint64_t *offsets,
+										const uint64_t *ks, const uint64_t *out_offsets,
+										void *out_keys, uint64_t *out_ids, cudaStream_t stream,
+										radik_error *err);
+
+/* Histogram variant, for measuring: 1 = warp-aggregated shared atomics, 0 = plain (default). */
+void		radik_gpu_set_warp_aggregate(int enabled);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* RADIK_GPU_DEVICE_CUH */

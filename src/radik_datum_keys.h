@@ -1,0 +1,30 @@
+/*
+ * radik_datum_keys.h
+ *	  From a PostgreSQL value of a supported sort key type to the engine's unsigned key.
+ *
+ * The engine orders unsigned integers; cuda/radik_keys.h holds the bit-level maps for each kind
+ * of value.  This file picks the right map for a PostgreSQL type and sort direction once, so that
+ * the scan loop calls one small function per row instead of switching on the type.
+ */
+#ifndef RADIK_DATUM_KEYS_H
+#define RADIK_DATUM_KEYS_H
+
+#include "postgres.h"
+
+/* Turns one non-NULL value into its engine key (a 32-bit key is returned zero-extended). */
+typedef uint64 (*RadikKeyMap) (Datum value);
+
+/*
+ * The key map for values of type (one of radik_key_type_supported()'s types) sorted ascending or
+ * descending, and the width of its keys in bytes (4 or 8).
+ */
+extern RadikKeyMap radik_key_map(Oid type, bool descending, int *key_bytes);
+
+/*
+ * The value a key was made from, by radik_key_map(type, descending).  Integer-like types come
+ * back exactly; a float key that stands for several values (zero for -0 and +0, every NaN) sets
+ * *exact to false, and then only the row itself knows its value.
+ */
+extern Datum radik_datum_from_key(Oid type, bool descending, uint64 key, bool *exact);
+
+#endif							/* RADIK_DATUM_KEYS_H */

@@ -1,0 +1,539 @@
+/*
+ * radik_planner.c
+ *	  The planner side of the RadiK Top-K custom scan: a create_upper_paths_hook that offers,
+ *	  for SELECT ... FROM one_table [WHERE ...] ORDER BY keys LIMIT k [OFFSET m], a path that
+ *	  yields the table's best k + m rows in order, and the function turning that path into a plan.
+ *
+ * Why at the ordered stage: the path replaces "Sort over a scan" as a whole, so it belongs to the
+ * ordered relation (UPPERREL_ORDERED), carrying the query's sort pathkeys; the core Limit node
+ * that grouping_planner puts above every ordered path then applies OFFSET and the count, and
+ * raises PostgreSQL's own errors for a negative LIMIT or OFFSET before radik runs.  The LIMIT and
+ * OFFSET expressions travel with the plan and are evaluated when the node starts, so parameters
+ * (PREPARE/EXECUTE, generic plans, PL/pgSQL variables) work.
+ *
+ * The node scans the base table itself (scanrelid is the table), so its scan tuple is the heap
+ * tuple, its target list is the ordered relation's target over the table's Vars, and the table's
+ * restriction clauses become its quals, run per row while selecting.  This is the plan shape of
+ * postgres_fdw's ordered foreign paths, minus the remote side.
+ *
+ * radik declines, leaving PostgreSQL's paths untouched, wherever it could not return exactly
+ * what PostgreSQL would: anything but one plain heap table (joins, inheritance and partitions,
+ * TABLESAMPLE, foreign tables), grouping, aggregates, DISTINCT, window functions, set-returning
+ * functions in the target list, set operations, FOR UPDATE/SHARE, FETCH ... WITH TIES, a
+ * volatile LIMIT or OFFSET (the node evaluates them apart from the Limit node, so both must get
+ * the same value), and sort keys that are volatile, of a type the engine cannot order, or ordered
+ * by a non-default operator family or collation.  With several sort keys the quals must not be
+ * volatile either, because the executor may read the table twice to gather rows tied on the
+ * first key.
+ *
+ * Costs are meant to be honest against the Sort paths next to it, so that add_path picks the
+ * faster plan: both pay for reading the table and running the quals; PostgreSQL's top-N heapsort
+ * then pays about 2 * cpu_operator_cost * log2(2k) per row (cost_sort), radik pays
+ * radik.key_cost per row, a fixed radik.selection_cost per query, radik.gpu_startup_cost once
+ * per backend before it has started the GPU, and fetching its k rows by TID (with several sort
+ * keys, also fetching and sorting the rows tied on the first key; when only the sort key's column
+ * is read, the rows are made from their keys and nothing is fetched).  radik.force makes
+ * radik's path the only one wherever radik can answer.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planner.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "storage/bufmgr.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/selfuncs.h"
+#include "utils/spccache.h"
+
+#include "radik.h"
+#include "radik_scan.h"
+#include "radik_select.h"
+
+/* PostgreSQL's guess of the rows a LIMIT with a non-constant count wants (preprocess_limit). */
+#define DEFAULT_LIMIT_FRACTION 0.10
+
+/*
+ * Fetching one selected row by TID, in units of cpu_tuple_cost: the rows lie anywhere in the
+ * table, so each costs cache misses on the buffer mapping, the page and the tuple, and a copy;
+ * measured at about twenty times a sequential scan's cost per row.
+ */
+#define FETCH_ROW_CPU_TUPLE_COSTS 20.0
+
+/* One sort key as the planner found it. */
+typedef struct PlannedSortKey
+{
+	Expr	   *expr;			/* over the table's Vars */
+	Oid			type;
+	Oid			sort_operator;
+	bool		descending;
+	bool		nulls_first;
+} PlannedSortKey;
+
+/*
+ * Positions in the CustomPath's custom_private (planner-internal, never copied into a plan):
+ * the table's RT index (an Integer), its quals (a list of clauses), and the sort keys (a list of
+ * lists of the PlannedSortKey fields).
+ */
+#define PATH_PRIVATE_RELID	0
+#define PATH_PRIVATE_QUALS	1
+#define PATH_PRIVATE_KEYS	2
+
+static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
+
+static void radik_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
+									 RelOptInfo *input_rel, RelOptInfo *output_rel,
+									 void *extra);
+static Plan *radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+								  List *tlist, List *clauses, List *custom_plans);
+
+/* The path's methods: one callback, turning the chosen path into a CustomScan plan node. */
+static const CustomPathMethods radik_path_methods = {
+	.CustomName = RADIK_SCAN_NAME,
+	.PlanCustomPath = radik_plan_topk_path,
+};
+
+void
+radik_planner_init(void)
+{
+	prev_create_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = radik_create_upper_paths;
+}
+
+/*
+ * Is this query's shape one radik answers exactly: a SELECT over one plain heap table with
+ * ORDER BY and LIMIT/OFFSET and nothing between the scan and the sort?
+ */
+static bool
+query_shape_supported(PlannerInfo *root, RelOptInfo *input_rel)
+{
+	Query	   *parse = root->parse;
+	RangeTblEntry *rte;
+	Relation	rel;
+	bool		is_heap;
+
+	if (parse->commandType != CMD_SELECT)
+		return false;
+	if (parse->limitCount == NULL && parse->limitOffset == NULL)
+		return false;
+	if (parse->limitOption == LIMIT_OPTION_WITH_TIES)
+		return false;
+	/* The node evaluates LIMIT and OFFSET apart from the Limit node: both must agree. */
+	if (contain_volatile_functions(parse->limitCount) ||
+		contain_volatile_functions(parse->limitOffset))
+		return false;
+	if (parse->hasAggs || parse->groupClause != NIL || parse->groupingSets != NIL ||
+		parse->havingQual != NULL || parse->hasWindowFuncs ||
+		parse->distinctClause != NIL || parse->hasTargetSRFs ||
+		parse->setOperations != NULL || parse->rowMarks != NIL || root->rowMarks != NIL)
+		return false;
+	if (root->sort_pathkeys == NIL)
+		return false;
+
+	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION)
+		return false;
+	if (IS_DUMMY_REL(input_rel))
+		return false;
+	rte = planner_rt_fetch(input_rel->relid, root);
+	if (rte->inh || rte->tablesample != NULL)
+		return false;
+	if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW)
+		return false;
+
+	/* The planner holds a lock on the table already. */
+	rel = table_open(rte->relid, NoLock);
+	is_heap = rel->rd_rel->relam == HEAP_TABLE_AM_OID;
+	table_close(rel, NoLock);
+	return is_heap;
+}
+
+/*
+ * The query's sort keys as expressions over input_rel, or NIL when one of them is not something
+ * radik orders exactly as PostgreSQL does.
+ */
+static List *
+supported_sort_keys(PlannerInfo *root, RelOptInfo *input_rel)
+{
+	List	   *keys = NIL;
+	ListCell   *lc;
+
+	foreach(lc, root->sort_pathkeys)
+	{
+		PathKey    *pathkey = lfirst_node(PathKey, lc);
+		EquivalenceClass *ec = pathkey->pk_eclass;
+		EquivalenceMember *member = NULL;
+		PlannedSortKey *key;
+		ListCell   *lm;
+		Oid			opclass;
+
+		if (ec->ec_has_volatile || OidIsValid(ec->ec_collation))
+			return NIL;
+		if (pathkey->pk_strategy != BTLessStrategyNumber &&
+			pathkey->pk_strategy != BTGreaterStrategyNumber)
+			return NIL;
+
+		/* A member computable from the table's own columns. */
+		foreach(lm, ec->ec_members)
+		{
+			EquivalenceMember *em = lfirst_node(EquivalenceMember, lm);
+
+			if (em->em_is_const || em->em_is_child || bms_is_empty(em->em_relids) ||
+				!bms_is_subset(em->em_relids, input_rel->relids))
+				continue;
+			member = em;
+			break;
+		}
+		if (member == NULL || !radik_key_type_supported(member->em_datatype))
+			return NIL;
+		if (contain_volatile_functions((Node *) member->em_expr))
+			return NIL;
+
+		/* Only the type's default btree order is the engine's order. */
+		opclass = GetDefaultOpClass(member->em_datatype, BTREE_AM_OID);
+		if (!OidIsValid(opclass) || get_opclass_family(opclass) != pathkey->pk_opfamily)
+			return NIL;
+
+		key = palloc0(sizeof(PlannedSortKey));
+		key->expr = member->em_expr;
+		key->type = member->em_datatype;
+		key->descending = pathkey->pk_strategy == BTGreaterStrategyNumber;
+		key->nulls_first = pathkey->pk_nulls_first;
+		key->sort_operator = get_opfamily_member(pathkey->pk_opfamily, key->type, key->type,
+												 pathkey->pk_strategy);
+		if (!OidIsValid(key->sort_operator))
+			return NIL;
+		keys = lappend(keys, key);
+	}
+	return keys;
+}
+
+/*
+ * The table's restriction clauses as plain expressions, in an order safe for row-level security:
+ * clauses of a lower security level (the policies' and security barrier views') run first, as
+ * PostgreSQL's own scans run them (order_qual_clauses); the order is otherwise kept.
+ */
+static List *
+table_quals(RelOptInfo *input_rel)
+{
+	List	   *quals = NIL;
+	Index		max_level = 0;
+	ListCell   *lc;
+
+	foreach(lc, input_rel->baserestrictinfo)
+		max_level = Max(max_level, lfirst_node(RestrictInfo, lc)->security_level);
+
+	for (Index level = 0; level <= max_level; level++)
+	{
+		foreach(lc, input_rel->baserestrictinfo)
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+			if (rinfo->security_level == level)
+				quals = lappend(quals, rinfo->clause);
+		}
+	}
+	return quals;
+}
+
+/* A LIMIT or OFFSET expression's value as the planner sees it: -1 when unknown or NULL. */
+static double
+estimate_limit_value(PlannerInfo *root, Node *expr, bool *known, bool *is_null)
+{
+	Node	   *estimate;
+
+	*known = false;
+	*is_null = false;
+	if (expr == NULL)
+		return -1;
+	estimate = estimate_expression_value(root, expr);
+	if (!IsA(estimate, Const))
+		return -1;
+	*known = true;
+	if (((Const *) estimate)->constisnull)
+	{
+		*is_null = true;
+		return -1;
+	}
+	return (double) DatumGetInt64(((Const *) estimate)->constvalue);
+}
+
+/* How many rows the node will return: count + offset, bounded by the rows that qualify. */
+static double
+estimate_rows_wanted(PlannerInfo *root, double rows)
+{
+	Query	   *parse = root->parse;
+	bool		known;
+	bool		is_null;
+	double		count;
+	double		offset;
+
+	count = estimate_limit_value(root, parse->limitCount, &known, &is_null);
+	if (parse->limitCount == NULL || is_null)
+		count = rows;			/* no LIMIT, LIMIT ALL or LIMIT NULL */
+	else if (!known)
+		count = rows * DEFAULT_LIMIT_FRACTION;
+
+	offset = estimate_limit_value(root, parse->limitOffset, &known, &is_null);
+	if (parse->limitOffset == NULL || is_null)
+		offset = 0;
+	else if (!known)
+		offset = rows * DEFAULT_LIMIT_FRACTION;
+
+	count = Max(count, 0) + Max(offset, 0);
+	return clamp_row_est(Min(count, rows));
+}
+
+/*
+ * Will the executor make the rows from their keys (radik_scan.c): one sort key, a plain column,
+ * and no other column of the table in the target?
+ */
+static bool
+reads_only_first_key(RelOptInfo *input_rel, List *keys, PathTarget *target)
+{
+	PlannedSortKey *key = linitial(keys);
+	Var		   *var = (Var *) key->expr;
+	Bitmapset  *columns = NULL;
+
+	if (list_length(keys) != 1 || !IsA(var, Var) || var->varno != input_rel->relid ||
+		var->varattno <= 0)
+		return false;
+	pull_varattnos((Node *) target->exprs, input_rel->relid, &columns);
+	columns = bms_del_member(columns, var->varattno - FirstLowInvalidHeapAttributeNumber);
+	return bms_is_empty(columns);
+}
+
+/*
+ * Pages read again from outside shared buffers while fetching the wanted rows in batches: each
+ * batch visits up to every page once, and the part of the table beyond shared buffers is not
+ * there any more when the next batch comes.
+ */
+static double
+fetch_pages_reread(RelOptInfo *input_rel, double tuples, double wanted)
+{
+	double		batch_rows = radik_fetch_batch_rows(input_rel->pages, tuples);
+	double		batches = ceil(wanted / batch_rows);
+	double		pages_per_batch = Min(input_rel->pages, Min(wanted, batch_rows));
+	double		uncached = 1.0 - (double) NBuffers / input_rel->pages;
+
+	return batches * pages_per_batch * uncached;
+}
+
+/* Fill in the path's costs: see the file header for what is counted. */
+static void
+cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List *quals,
+			   List *keys, PathTarget *target)
+{
+	PlannedSortKey *first_key = linitial(keys);
+	double		tuples = Max(input_rel->tuples, 1);
+	double		rows = Max(input_rel->rows, 1);
+	double		wanted = estimate_rows_wanted(root, rows);
+	double		spc_seq_page_cost;
+	QualCost	qual_cost;
+	QualCost	key_cost;
+	Cost		startup;
+	Cost		run;
+
+	get_tablespace_page_costs(input_rel->reltablespace, NULL, &spc_seq_page_cost);
+	cost_qual_eval(&qual_cost, quals, root);
+	cost_qual_eval_node(&key_cost, (Node *) first_key->expr, root);
+
+	/* Reading the table and running the quals, as a sequential scan does. */
+	startup = spc_seq_page_cost * input_rel->pages + qual_cost.startup +
+		(cpu_tuple_cost + qual_cost.per_tuple) * tuples;
+
+	/* Extracting and selecting the first key of every qualifying row. */
+	startup += key_cost.startup + (key_cost.per_tuple + radik_key_cost) * rows;
+	startup += radik_selection_cost;
+	if (radik_device_setting != RADIK_SETTING_DEVICE_CPU && !radik_gpu_started())
+		startup += radik_gpu_startup_cost;
+
+	/*
+	 * Several keys: the rows tied with the k-th on the first key are candidates too (about one
+	 * group of equal first keys more); they are fetched and sorted by all keys.
+	 */
+	if (list_length(keys) > 1)
+	{
+		double		groups = estimate_num_groups(root, list_make1(first_key->expr), rows,
+												 NULL, NULL);
+		double		candidates = Min(rows, wanted + rows / Max(groups, 1.0));
+		QualCost	all_keys_cost;
+		List	   *exprs = NIL;
+		ListCell   *lc;
+
+		foreach(lc, keys)
+			exprs = lappend(exprs, ((PlannedSortKey *) lfirst(lc))->expr);
+		cost_qual_eval(&all_keys_cost, exprs, root);
+		startup += candidates * (FETCH_ROW_CPU_TUPLE_COSTS * cpu_tuple_cost +
+								 all_keys_cost.per_tuple) +
+			2.0 * cpu_operator_cost * candidates * log2(Max(2.0 * wanted, 2.0));
+	}
+
+	/*
+	 * Fetching the selected rows by TID and projecting them; when the query reads only the one
+	 * sort key's column, the executor makes the rows from their keys instead of fetching them.
+	 */
+	if (reads_only_first_key(input_rel, keys, target))
+	{
+		run = wanted * (cpu_tuple_cost + target->cost.per_tuple) + target->cost.startup;
+	}
+	else
+	{
+		run = wanted * (FETCH_ROW_CPU_TUPLE_COSTS * cpu_tuple_cost + target->cost.per_tuple) +
+			target->cost.startup;
+
+		/*
+		 * The rows are fetched in batches (see radik_scan.c), each visiting up to every page of
+		 * the table once.  The part of the table that cannot stay in shared buffers is read
+		 * again by every batch.
+		 */
+		if (input_rel->pages > NBuffers)
+			run += fetch_pages_reread(input_rel, tuples, wanted) * spc_seq_page_cost;
+	}
+
+	/*
+	 * Like a Sort path, the path claims every qualifying row, its run cost scaled to match, so
+	 * that add_path compares it fairly with the Sort paths beside it; the Limit node above then
+	 * charges the fraction it reads, which is the cost of the rows radik returns.
+	 */
+	path->path.rows = rows;
+	path->path.startup_cost = startup;
+	path->path.total_cost = startup + run * (rows / wanted);
+}
+
+
+static void
+add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
+{
+	PathTarget *target = root->upper_targets[UPPERREL_ORDERED];
+	CustomPath *path;
+	List	   *keys;
+	List	   *quals;
+	List	   *key_private = NIL;
+	ListCell   *lc;
+
+	if (target == NULL || !query_shape_supported(root, input_rel))
+		return;
+	keys = supported_sort_keys(root, input_rel);
+	if (keys == NIL)
+		return;
+	quals = table_quals(input_rel);
+	if (list_length(keys) > 1 && contain_volatile_functions((Node *) quals))
+		return;
+
+	foreach(lc, keys)
+	{
+		PlannedSortKey *key = lfirst(lc);
+
+		key_private = lappend(key_private,
+							  list_make5(key->expr,
+										 makeInteger(key->type),
+										 makeInteger(key->sort_operator),
+										 makeInteger(key->descending),
+										 makeInteger(key->nulls_first)));
+	}
+
+	path = makeNode(CustomPath);
+	path->path.pathtype = T_CustomScan;
+	path->path.parent = ordered_rel;
+	path->path.pathtarget = target;
+	path->path.param_info = NULL;
+	/* One process reads the whole table: never under a Gather. */
+	path->path.parallel_aware = false;
+	path->path.parallel_safe = false;
+	path->path.parallel_workers = 0;
+	path->path.pathkeys = root->sort_pathkeys;
+	path->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	path->custom_paths = NIL;
+	path->custom_private = list_make3(makeInteger(input_rel->relid), quals, key_private);
+	path->methods = &radik_path_methods;
+	cost_topk_path(root, input_rel, path, quals, keys, target);
+
+	if (radik_force)
+	{
+		/* For testing: radik's path is the only way left to produce the ordered rows. */
+		ordered_rel->pathlist = NIL;
+		ordered_rel->partial_pathlist = NIL;
+	}
+	add_path(ordered_rel, &path->path);
+}
+
+static void
+radik_create_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+						 RelOptInfo *output_rel, void *extra)
+{
+	if (prev_create_upper_paths_hook)
+		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+
+	if (stage == UPPERREL_ORDERED && radik_enabled)
+		add_topk_path(root, input_rel, output_rel);
+}
+
+/*
+ * PlanCustomPath: the CustomScan node for the chosen path (layout in radik_scan.h).  tlist is the
+ * ordered relation's target, built by create_scan_plan; clauses is empty, since the ordered
+ * relation has no restriction clauses of its own: the table's quals come from the path.
+ */
+static Plan *
+radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist,
+					 List *clauses, List *custom_plans)
+{
+	Query	   *parse = root->parse;
+	CustomScan *cscan = makeNode(CustomScan);
+	Index		relid = intVal(list_nth(best_path->custom_private, PATH_PRIVATE_RELID));
+	List	   *quals = list_nth(best_path->custom_private, PATH_PRIVATE_QUALS);
+	List	   *key_private = list_nth(best_path->custom_private, PATH_PRIVATE_KEYS);
+	Node	   *limit_count;
+	Node	   *limit_offset;
+	List	   *key_exprs = NIL;
+	List	   *types = NIL;
+	List	   *operators = NIL;
+	List	   *descending = NIL;
+	List	   *nulls_first = NIL;
+	ListCell   *lc;
+
+	Assert(clauses == NIL && custom_plans == NIL);
+
+	limit_count = parse->limitCount != NULL ? copyObject(parse->limitCount) :
+		(Node *) makeNullConst(INT8OID, -1, InvalidOid);
+	limit_offset = parse->limitOffset != NULL ? copyObject(parse->limitOffset) :
+		(Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0), false,
+						   FLOAT8PASSBYVAL);
+
+	foreach(lc, key_private)
+	{
+		List	   *fields = lfirst(lc);
+
+		key_exprs = lappend(key_exprs, copyObject(linitial(fields)));
+		types = lappend_oid(types, (Oid) intVal(lsecond(fields)));
+		operators = lappend_oid(operators, (Oid) intVal(lthird(fields)));
+		descending = lappend_int(descending, intVal(lfourth(fields)));
+		nulls_first = lappend_int(nulls_first, intVal(list_nth(fields, 4)));
+	}
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = copyObject(quals);
+	cscan->scan.scanrelid = relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = list_concat(list_make2(limit_count, limit_offset), key_exprs);
+	cscan->custom_private = list_make4(types, operators, descending, nulls_first);
+	cscan->custom_scan_tlist = NIL;
+	cscan->methods = &radik_scan_methods;
+	return &cscan->scan.plan;
+}

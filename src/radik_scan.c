@@ -1,0 +1,759 @@
+/*
+ * radik_scan.c
+ *	  The executor side of the RadiK Top-K custom scan: run the selection when the first row is
+ *	  asked for, then return the selected rows in order, fetched by TID and projected; rescan;
+ *	  EXPLAIN.
+ *
+ * The node is lazy: nothing is read at executor start.  On the first call it evaluates its LIMIT
+ * and OFFSET expressions (as the Limit node above it does, in the same order and with the same
+ * errors, though the Limit node has raised any of them already), then asks radik_select_rows for
+ * the TIDs of the best count + offset rows by the first sort key.  With one sort key that is the
+ * answer.  With several, the engine returns every row tied with the last one on the first key
+ * too, and the node sorts those candidates by all keys with a bounded tuplesort, using
+ * PostgreSQL's own comparators, so that ties on the first key are broken exactly as a Sort node
+ * would break them.
+ *
+ * Then the rows are fetched by TID with the query's snapshot (the row versions the selection
+ * saw) and returned in order, ExecScan projecting the target list.  Fetching a million rows one
+ * by one in key order jumps all over the table, so they are fetched in batches: the next rows in
+ * key order, as many as fit in work_mem, are fetched in TID order, each page read and locked
+ * once per batch and each row checked against the snapshot as heap_fetch checks it, copied, and
+ * returned from memory in key order.  (radik plans only heap tables, so the node reads heap pages
+ * itself here rather than through the table AM's one-row-at-a-time fetch.)  When the query reads
+ * nothing but a single sort key column (SELECT v ... ORDER BY v), the rows are not fetched at
+ * all: each is made from its selected key, turned back into its value, except the rare keys that
+ * stand for several values (a float zero, which may be -0, and NaN), whose rows are fetched.
+ *
+ * The quals run during the selection only; the node's ps.qual is cleared so that ExecScan does
+ * not run them a second time on the rows returned.
+ *
+ * A rescan (the node under a correlated subquery or LATERAL) forgets the selection: the next call
+ * reevaluates the limits, whose parameters may have changed, and selects again.
+ *
+ * PostgreSQL 15 gives a custom scan a virtual scan slot and compiles its target list and quals for
+ * it before BeginCustomScan runs; this node stores heap tuple copies in its scan slot, so it
+ * replaces the slot with a heap tuple slot and compiles those expressions again for it.
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/sysattr.h"
+#include "access/tableam.h"
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "common/int.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+#include "utils/tuplesort.h"
+
+#include "radik.h"
+#include "radik_datum_keys.h"
+#include "radik_scan.h"
+#include "radik_select.h"
+
+typedef struct RadikScanState
+{
+	CustomScanState css;
+
+	ExprState  *qual;			/* the table's WHERE clauses, run while selecting */
+	ExprState  *limit_count;
+	ExprState  *limit_offset;
+	int			nkeys;
+	RadikSortKey *keys;			/* one per sort key; keys[0] drives the selection */
+	Oid		   *sort_operators;
+	Oid		   *collations;
+	bool	   *nulls_first;
+
+	MemoryContext selection_context;	/* the selected TIDs; reset on rescan */
+	bool		selected;		/* has this scan's selection run? */
+	ItemPointerData *tids;		/* the rows to return, in order */
+	int64		ntids;
+	int64		next;			/* index of the next row to return */
+
+	/*
+	 * With one sort key that is a plain column, and a target list that reads no other column,
+	 * rows are made from their selected keys instead of fetched (see fetch_next_batch).
+	 */
+	bool		output_from_keys;
+	uint64	   *selected_keys;	/* the selection's keys, parallel to tids */
+	int64		null_keys_begin;
+	int64		null_keys_end;
+	Datum	   *row_values;		/* a row of the table with only the key column set */
+	bool	   *row_isnull;
+
+	/* The batch of fetched rows: tids[batch_start .. batch_end) as heap tuple copies. */
+	MemoryContext batch_context;
+	HeapTuple  *batch_tuples;	/* NULL where a row could not be fetched */
+	int64		batch_start;
+	int64		batch_end;
+	int64		batch_rows;		/* rows per batch, sized by work_mem */
+
+	/* Totals over every selection of this node, for EXPLAIN ANALYZE. */
+	int64		selections;
+	RadikSelectStats totals;
+} RadikScanState;
+
+/* One row of a fetch batch: its TID, packed for sorting, and its place in key order. */
+typedef struct FetchOrder
+{
+	uint64		packed_tid;
+	int64		position;
+} FetchOrder;
+
+static Node *radik_scan_create_state(CustomScan *cscan);
+static void radik_scan_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *radik_scan_exec(CustomScanState *node);
+static void radik_scan_end(CustomScanState *node);
+static void radik_scan_rescan(CustomScanState *node);
+static void radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+
+/* The plan node's methods: registered by name so that plans can be copied and serialized. */
+const CustomScanMethods radik_scan_methods = {
+	.CustomName = RADIK_SCAN_NAME,
+	.CreateCustomScanState = radik_scan_create_state,
+};
+
+/* The executor's methods; no backward scan, mark/restore or parallel support. */
+static const CustomExecMethods radik_exec_methods = {
+	.CustomName = RADIK_SCAN_NAME,
+	.BeginCustomScan = radik_scan_begin,	/* compile expressions, make the scan slot */
+	.ExecCustomScan = radik_scan_exec,	/* select on first call, then return rows */
+	.EndCustomScan = radik_scan_end,	/* release the selection's memory */
+	.ReScanCustomScan = radik_scan_rescan,	/* forget the selection */
+	.ExplainCustomScan = radik_scan_explain,	/* sort keys, k, and ANALYZE figures */
+};
+
+void
+radik_scan_init(void)
+{
+	RegisterCustomScanMethods(&radik_scan_methods);
+}
+
+static Node *
+radik_scan_create_state(CustomScan *cscan)
+{
+	RadikScanState *state = palloc0(sizeof(RadikScanState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.methods = &radik_exec_methods;
+	return (Node *) state;
+}
+
+/*
+ * How many rows one fetch batch holds: as many as fit in work_mem, judging a row's size by the
+ * table's pages and tuples (a heap tuple copy plus its bookkeeping), but at least a thousand.
+ * The planner uses it too, to cost the fetches.
+ */
+double
+radik_fetch_batch_rows(double pages, double tuples)
+{
+	double		tuple_bytes = 200.0;
+	double		budget = (double) work_mem * 1024.0;
+
+	if (pages > 0 && tuples > 0)
+		tuple_bytes = pages * BLCKSZ / tuples;
+	tuple_bytes += HEAPTUPLESIZE + 2 * sizeof(void *) + sizeof(FetchOrder) + 16;
+	return Max(1024.0, Min(budget / tuple_bytes, (double) (MaxAllocSize / sizeof(FetchOrder))));
+}
+
+/* Does the node's target list read no column of the table but attnum? */
+static bool
+target_reads_only_column(CustomScan *cscan, AttrNumber attnum)
+{
+	Bitmapset  *columns = NULL;
+
+	pull_varattnos((Node *) cscan->scan.plan.targetlist, cscan->scan.scanrelid, &columns);
+	columns = bms_del_member(columns, attnum - FirstLowInvalidHeapAttributeNumber);
+	return bms_is_empty(columns);
+}
+
+static void
+radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	RadikScanState *state = (RadikScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	Relation	rel = node->ss.ss_currentRelation;
+	List	   *types = list_nth(cscan->custom_private, RADIK_PRIVATE_KEY_TYPES);
+	List	   *operators = list_nth(cscan->custom_private, RADIK_PRIVATE_SORT_OPERATORS);
+	List	   *descending = list_nth(cscan->custom_private, RADIK_PRIVATE_DESCENDING);
+	List	   *nulls_first = list_nth(cscan->custom_private, RADIK_PRIVATE_NULLS_FIRST);
+
+	Assert(rel != NULL);
+
+	/*
+	 * The scan slot holds copies of heap tuples: replace the virtual slot ExecInitCustomScan made
+	 * and compile the target list and quals again for the new one.  The SubPlans the first
+	 * compilation registered are dropped so that each is registered (and EXPLAINed) once.
+	 */
+	node->ss.ps.subPlan = NIL;
+	ExecInitScanTupleSlot(estate, &node->ss, RelationGetDescr(rel), &TTSOpsHeapTuple);
+	ExecAssignScanProjectionInfoWithVarno(&node->ss, cscan->scan.scanrelid);
+	state->qual = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
+	node->ss.ps.qual = NULL;	/* run while selecting, not again by ExecScan */
+
+	state->limit_count = ExecInitExpr(list_nth(cscan->custom_exprs, RADIK_EXPR_LIMIT_COUNT),
+									  &node->ss.ps);
+	state->limit_offset = ExecInitExpr(list_nth(cscan->custom_exprs, RADIK_EXPR_LIMIT_OFFSET),
+									   &node->ss.ps);
+
+	state->nkeys = list_length(types);
+	state->keys = palloc0(state->nkeys * sizeof(RadikSortKey));
+	state->sort_operators = palloc(state->nkeys * sizeof(Oid));
+	state->collations = palloc(state->nkeys * sizeof(Oid));
+	state->nulls_first = palloc(state->nkeys * sizeof(bool));
+	for (int i = 0; i < state->nkeys; i++)
+	{
+		Expr	   *expr = list_nth(cscan->custom_exprs, RADIK_EXPR_FIRST_KEY + i);
+		RadikSortKey *key = &state->keys[i];
+
+		key->type = list_nth_oid(types, i);
+		key->descending = list_nth_int(descending, i) != 0;
+		key->nulls_first = list_nth_int(nulls_first, i) != 0;
+		/* A plain column of the table is read straight from the tuple. */
+		if (IsA(expr, Var) && ((Var *) expr)->varno == cscan->scan.scanrelid &&
+			((Var *) expr)->varattno > 0 && ((Var *) expr)->varlevelsup == 0)
+			key->attnum = ((Var *) expr)->varattno;
+		else
+			key->expr = ExecInitExpr(expr, &node->ss.ps);
+		state->sort_operators[i] = list_nth_oid(operators, i);
+		state->collations[i] = InvalidOid;	/* the supported types are not collatable */
+		state->nulls_first[i] = key->nulls_first;
+	}
+
+	if (state->nkeys == 1 && state->keys[0].attnum > 0 &&
+		target_reads_only_column(cscan, state->keys[0].attnum))
+	{
+		int			natts = RelationGetDescr(rel)->natts;
+
+		state->output_from_keys = true;
+		state->row_values = palloc0(natts * sizeof(Datum));
+		state->row_isnull = palloc(natts * sizeof(bool));
+		memset(state->row_isnull, true, natts * sizeof(bool));
+	}
+
+	state->selection_context = AllocSetContextCreate(estate->es_query_cxt,
+													 "radik top-k selection",
+													 ALLOCSET_DEFAULT_SIZES);
+	state->batch_context = AllocSetContextCreate(estate->es_query_cxt,
+												 "radik top-k fetched rows",
+												 ALLOCSET_DEFAULT_SIZES);
+	state->batch_rows = (int64) radik_fetch_batch_rows(rel->rd_rel->relpages,
+													   rel->rd_rel->reltuples);
+	strlcpy(state->totals.device, "none", sizeof(state->totals.device));
+}
+
+/*
+ * The number of rows to select, count + offset, evaluated as the Limit node evaluates them
+ * (OFFSET first, then LIMIT, with its errors); -1 for no limit.
+ */
+static int64
+rows_wanted(RadikScanState *state)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	Datum		value;
+	bool		isnull;
+	int64		offset = 0;
+	int64		count;
+	int64		wanted;
+
+	value = ExecEvalExprSwitchContext(state->limit_offset, econtext, &isnull);
+	if (!isnull)
+	{
+		offset = DatumGetInt64(value);
+		if (offset < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE),
+					 errmsg("OFFSET must not be negative")));
+	}
+
+	value = ExecEvalExprSwitchContext(state->limit_count, econtext, &isnull);
+	if (isnull)
+		return -1;				/* LIMIT ALL or LIMIT NULL */
+	count = DatumGetInt64(value);
+	if (count < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE),
+				 errmsg("LIMIT must not be negative")));
+
+	if (pg_add_s64_overflow(count, offset, &wanted))
+		return -1;
+	return wanted;
+}
+
+static int
+compare_fetch_order(const void *a, const void *b)
+{
+	uint64		x = ((const FetchOrder *) a)->packed_tid;
+	uint64		y = ((const FetchOrder *) b)->packed_tid;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/*
+ * Fetch rows by TID, order[0 .. n) sorted by TID, as heap_fetch would with snapshot, but page by
+ * page: each page is read, pinned and share-locked once for all its rows.  out[position]
+ * receives a copy of each visible row (allocated in the current memory context), NULL for a row
+ * not visible (which cannot happen to a row the selection saw under the same snapshot).
+ */
+static void
+fetch_rows_in_tid_order(Relation rel, Snapshot snapshot, const FetchOrder *order, int64 n,
+						HeapTuple *out)
+{
+	int64		i = 0;
+
+	while (i < n)
+	{
+		BlockNumber block = (BlockNumber) (order[i].packed_tid >> 16);
+		Buffer		buffer;
+		Page		page;
+		OffsetNumber maxoff;
+
+		CHECK_FOR_INTERRUPTS();
+		buffer = ReadBuffer(rel, block);
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		TestForOldSnapshot(snapshot, rel, page);
+		maxoff = PageGetMaxOffsetNumber(page);
+
+		for (; i < n && (BlockNumber) (order[i].packed_tid >> 16) == block; i++)
+		{
+			OffsetNumber offnum = (OffsetNumber) (order[i].packed_tid & 0xFFFF);
+			ItemId		lp;
+			HeapTupleData tuple;
+			bool		valid;
+
+			out[order[i].position] = NULL;
+			if (offnum < FirstOffsetNumber || offnum > maxoff)
+				continue;
+			lp = PageGetItemId(page, offnum);
+			if (!ItemIdIsNormal(lp))
+				continue;
+			tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+			tuple.t_len = ItemIdGetLength(lp);
+			tuple.t_tableOid = RelationGetRelid(rel);
+			ItemPointerSet(&tuple.t_self, block, offnum);
+
+			valid = HeapTupleSatisfiesVisibility(&tuple, snapshot, buffer);
+			if (valid)
+				PredicateLockTID(rel, &tuple.t_self, snapshot,
+								 HeapTupleHeaderGetXmin(tuple.t_data));
+			HeapCheckForSerializableConflictOut(valid, rel, &tuple, buffer, snapshot);
+			if (valid)
+				out[order[i].position] = heap_copytuple(&tuple);
+		}
+		UnlockReleaseBuffer(buffer);
+	}
+}
+
+/* Fill order[0 .. n) with tids[0 .. n) and their positions, sorted by TID. */
+static void
+sort_fetch_order(const ItemPointerData *tids, int64 n, FetchOrder *order)
+{
+	for (int64 i = 0; i < n; i++)
+	{
+		order[i].packed_tid = ((uint64) ItemPointerGetBlockNumber(&tids[i]) << 16) |
+			ItemPointerGetOffsetNumber(&tids[i]);
+		order[i].position = i;
+	}
+	qsort(order, n, sizeof(FetchOrder), compare_fetch_order);
+}
+
+/*
+ * Order the candidate rows by all sort keys with a tuplesort bounded to the rows wanted, and
+ * replace state->tids with the result.  The sorted tuples hold the keys and the packed TID.
+ */
+static void
+sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
+{
+	ScanState  *ss = &state->css.ss;
+	EState	   *estate = ss->ps.state;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+	Relation	rel = ss->ss_currentRelation;
+	TupleTableSlot *row_slot = ss->ss_ScanTupleSlot;
+	int			nkeys = state->nkeys;
+	TupleDesc	desc;
+	TupleTableSlot *key_slot;
+	TupleTableSlot *sorted_slot;
+	AttrNumber *attnums;
+	Tuplesortstate *sort;
+	ItemPointerData *sorted;
+	int64		nsorted = 0;
+
+	desc = CreateTemplateTupleDesc(nkeys + 1);
+	attnums = palloc(nkeys * sizeof(AttrNumber));
+	for (int i = 0; i < nkeys; i++)
+	{
+		TupleDescInitEntry(desc, i + 1, NULL, state->keys[i].type, -1, 0);
+		attnums[i] = i + 1;
+	}
+	TupleDescInitEntry(desc, nkeys + 1, NULL, INT8OID, -1, 0);
+	key_slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	sorted_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+
+	sort = tuplesort_begin_heap(desc, nkeys, attnums, state->sort_operators, state->collations,
+								state->nulls_first, work_mem, NULL, TUPLESORT_NONE);
+	if (wanted >= 0)
+		tuplesort_set_bound(sort, wanted);
+
+	/*
+	 * The order the candidates enter the sort does not matter: read them in table order, a
+	 * batch at a time, and put their keys and TIDs into the sort.
+	 */
+	for (int64 start = 0; start < state->ntids; start += state->batch_rows)
+	{
+		int64		n = Min(state->ntids - start, state->batch_rows);
+		FetchOrder *order;
+		HeapTuple  *rows;
+		MemoryContext old_context;
+
+		MemoryContextReset(state->batch_context);
+		old_context = MemoryContextSwitchTo(state->batch_context);
+		order = MemoryContextAllocHuge(state->batch_context, n * sizeof(FetchOrder));
+		rows = MemoryContextAllocHuge(state->batch_context, n * sizeof(HeapTuple));
+		sort_fetch_order(state->tids + start, n, order);
+		fetch_rows_in_tid_order(rel, estate->es_snapshot, order, n, rows);
+		MemoryContextSwitchTo(old_context);
+
+		for (int64 i = 0; i < n; i++)
+		{
+			ItemPointer tid = &state->tids[start + i];
+
+			CHECK_FOR_INTERRUPTS();
+			if (rows[i] == NULL)
+				continue;
+			ExecStoreHeapTuple(rows[i], row_slot, false);
+			ResetExprContext(econtext);
+			econtext->ecxt_scantuple = row_slot;
+			ExecClearTuple(key_slot);
+			for (int k = 0; k < nkeys; k++)
+			{
+				RadikSortKey *key = &state->keys[k];
+
+				if (key->attnum > 0)
+					key_slot->tts_values[k] = slot_getattr(row_slot, key->attnum,
+														   &key_slot->tts_isnull[k]);
+				else
+					key_slot->tts_values[k] = ExecEvalExprSwitchContext(key->expr, econtext,
+																		&key_slot->tts_isnull[k]);
+			}
+			key_slot->tts_values[nkeys] =
+				Int64GetDatum(((int64) ItemPointerGetBlockNumber(tid) << 16) |
+							  ItemPointerGetOffsetNumber(tid));
+			key_slot->tts_isnull[nkeys] = false;
+			ExecStoreVirtualTuple(key_slot);
+			tuplesort_puttupleslot(sort, key_slot);
+		}
+		ExecClearTuple(row_slot);
+	}
+	MemoryContextReset(state->batch_context);
+
+	tuplesort_performsort(sort);
+	sorted = MemoryContextAllocHuge(CurrentMemoryContext,
+									Max(state->ntids, 1) * sizeof(ItemPointerData));
+	/* A bounded sort must not be asked for more rows than its bound. */
+	while ((wanted < 0 || nsorted < wanted) &&
+		   tuplesort_gettupleslot(sort, true, false, sorted_slot, NULL))
+	{
+		bool		isnull;
+		int64		id = DatumGetInt64(slot_getattr(sorted_slot, nkeys + 1, &isnull));
+
+		ItemPointerSet(&sorted[nsorted], (BlockNumber) (id >> 16), (OffsetNumber) (id & 0xFFFF));
+		nsorted++;
+	}
+	tuplesort_end(sort);
+	ExecDropSingleTupleTableSlot(key_slot);
+	ExecDropSingleTupleTableSlot(sorted_slot);
+
+	state->tids = sorted;
+	state->ntids = nsorted;
+}
+
+/* Select the rows this scan returns. */
+static void
+run_selection(RadikScanState *state)
+{
+	ScanState  *ss = &state->css.ss;
+	EState	   *estate = ss->ps.state;
+	int64		wanted = rows_wanted(state);
+	RadikSelectResult result;
+	MemoryContext old_context;
+
+	MemoryContextReset(state->selection_context);
+	old_context = MemoryContextSwitchTo(state->selection_context);
+
+	radik_select_rows(ss->ss_currentRelation, estate->es_snapshot, ss->ps.ps_ExprContext,
+					  state->qual, &state->keys[0], wanted, state->nkeys > 1, &result);
+	state->tids = result.tids;
+	state->ntids = result.ntids;
+	state->selected_keys = result.keys;
+	state->null_keys_begin = result.null_keys_begin;
+	state->null_keys_end = result.null_keys_end;
+	if (state->nkeys > 1 && state->ntids > 0)
+		sort_candidates_by_all_keys(state, wanted);
+
+	MemoryContextSwitchTo(old_context);
+
+	InstrCountFiltered1(state, result.stats.rows_scanned - result.stats.rows_matched);
+	state->selections++;
+	strlcpy(state->totals.device, result.stats.device, sizeof(state->totals.device));
+	state->totals.rows_scanned += result.stats.rows_scanned;
+	state->totals.rows_matched += result.stats.rows_matched;
+	state->totals.rows_sent += result.stats.rows_sent;
+	state->totals.scan_ms += result.stats.scan_ms;
+	state->totals.copy_ms += result.stats.copy_ms;
+	state->totals.select_ms += result.stats.select_ms;
+
+	state->next = 0;
+	state->batch_start = state->batch_end = 0;
+	state->selected = true;
+}
+
+/*
+ * Fetch the next batch of rows in key order, state->tids[next .. next + batch_rows), visiting
+ * them in TID order, and keep copies in batch_context.  When the target list reads only the key
+ * column, a row is made from its key instead (the other columns NULL, never read), and only the
+ * rows whose key does not tell their value exactly are fetched.
+ */
+static void
+fetch_next_batch(RadikScanState *state)
+{
+	ScanState  *ss = &state->css.ss;
+	Relation	rel = ss->ss_currentRelation;
+	Snapshot	snapshot = ss->ps.state->es_snapshot;
+	int64		start = state->next;
+	int64		rows = Min(state->ntids - start, state->batch_rows);
+	int64		nfetch = 0;
+	FetchOrder *order;
+	MemoryContext old_context;
+
+	ExecClearTuple(ss->ss_ScanTupleSlot);	/* it points into the old batch */
+	MemoryContextReset(state->batch_context);
+	old_context = MemoryContextSwitchTo(state->batch_context);
+
+	order = MemoryContextAllocHuge(state->batch_context, Max(rows, 1) * sizeof(FetchOrder));
+	state->batch_tuples = MemoryContextAllocHuge(state->batch_context,
+												 Max(rows, 1) * sizeof(HeapTuple));
+	for (int64 i = 0; i < rows; i++)
+	{
+		ItemPointer tid = &state->tids[start + i];
+
+		if (state->output_from_keys)
+		{
+			RadikSortKey *key = &state->keys[0];
+			int			column = key->attnum - 1;
+			bool		exact = true;
+			HeapTuple	tuple;
+
+			if (start + i >= state->null_keys_begin && start + i < state->null_keys_end)
+				state->row_isnull[column] = true;
+			else
+			{
+				state->row_values[column] = radik_datum_from_key(key->type, key->descending,
+																 state->selected_keys[start + i],
+																 &exact);
+				state->row_isnull[column] = false;
+			}
+			if (exact)
+			{
+				tuple = heap_form_tuple(RelationGetDescr(rel), state->row_values,
+										state->row_isnull);
+				tuple->t_self = *tid;
+				tuple->t_tableOid = RelationGetRelid(rel);
+				state->batch_tuples[i] = tuple;
+				continue;
+			}
+		}
+		order[nfetch].packed_tid = ((uint64) ItemPointerGetBlockNumber(tid) << 16) |
+			ItemPointerGetOffsetNumber(tid);
+		order[nfetch].position = i;
+		nfetch++;
+	}
+	qsort(order, nfetch, sizeof(FetchOrder), compare_fetch_order);
+	fetch_rows_in_tid_order(rel, snapshot, order, nfetch, state->batch_tuples);
+	pfree(order);
+
+	MemoryContextSwitchTo(old_context);
+	state->batch_start = start;
+	state->batch_end = start + rows;
+}
+
+/* ExecScan's access method: the next selected row, in the scan slot. */
+static TupleTableSlot *
+radik_scan_next(ScanState *ss)
+{
+	RadikScanState *state = (RadikScanState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+
+	if (!state->selected)
+		run_selection(state);
+
+	while (state->next < state->ntids)
+	{
+		HeapTuple	tuple;
+
+		if (state->next >= state->batch_end)
+			fetch_next_batch(state);
+		tuple = state->batch_tuples[state->next - state->batch_start];
+		state->next++;
+		if (tuple != NULL)
+		{
+			ExecStoreHeapTuple(tuple, slot, false);
+			slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
+			return slot;
+		}
+	}
+	return ExecClearTuple(slot);
+}
+
+/* ExecScan's recheck method: the quals ran during the selection, so every row passes. */
+static bool
+radik_scan_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+radik_scan_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, radik_scan_next, radik_scan_recheck);
+}
+
+static void
+radik_scan_end(CustomScanState *node)
+{
+	RadikScanState *state = (RadikScanState *) node;
+
+	MemoryContextDelete(state->selection_context);
+	state->selection_context = NULL;
+	MemoryContextDelete(state->batch_context);
+	state->batch_context = NULL;
+	state->tids = NULL;
+	state->ntids = 0;
+	if (node->ss.ss_ScanTupleSlot != NULL)
+		ExecClearTuple(node->ss.ss_ScanTupleSlot);
+}
+
+static void
+radik_scan_rescan(CustomScanState *node)
+{
+	RadikScanState *state = (RadikScanState *) node;
+
+	state->selected = false;
+	state->tids = NULL;
+	state->ntids = 0;
+	state->next = 0;
+	state->batch_start = state->batch_end = 0;
+	ExecClearTuple(node->ss.ss_ScanTupleSlot);
+	MemoryContextReset(state->batch_context);
+	MemoryContextReset(state->selection_context);
+	ExecScanReScan(&node->ss);
+}
+
+/* A sort key as EXPLAIN prints a Sort node's (show_sortorder_options). */
+static char *
+deparse_sort_key(RadikScanState *state, int i, List *context, bool useprefix)
+{
+	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
+	Node	   *expr = list_nth(cscan->custom_exprs, RADIK_EXPR_FIRST_KEY + i);
+	RadikSortKey *key = &state->keys[i];
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, deparse_expression(expr, context, useprefix, true));
+	if (key->descending)
+		appendStringInfoString(&buf, " DESC");
+	if (key->nulls_first && !key->descending)
+		appendStringInfoString(&buf, " NULLS FIRST");
+	else if (!key->nulls_first && key->descending)
+		appendStringInfoString(&buf, " NULLS LAST");
+	return buf.data;
+}
+
+/* A LIMIT or OFFSET expression: a bigint constant as a plain number, else deparsed. */
+static char *
+deparse_limit_expression(Node *expr, List *context, bool useprefix)
+{
+	if (IsA(expr, Const) && ((Const *) expr)->consttype == INT8OID)
+	{
+		if (((Const *) expr)->constisnull)
+			return pstrdup("NULL");
+		return psprintf(INT64_FORMAT, DatumGetInt64(((Const *) expr)->constvalue));
+	}
+	return deparse_expression(expr, context, useprefix, false);
+}
+
+/* The rows selected, count + offset: a number when both are constants, else the expressions. */
+static char *
+deparse_rows_wanted(CustomScan *cscan, List *context, bool useprefix)
+{
+	Node	   *count = list_nth(cscan->custom_exprs, RADIK_EXPR_LIMIT_COUNT);
+	Node	   *offset = list_nth(cscan->custom_exprs, RADIK_EXPR_LIMIT_OFFSET);
+
+	if (IsA(count, Const) && ((Const *) count)->constisnull)
+		return pstrdup("all");
+	if (IsA(count, Const) && IsA(offset, Const))
+	{
+		int64		sum = DatumGetInt64(((Const *) count)->constvalue);
+		int64		offset_value = ((Const *) offset)->constisnull ? 0 :
+			DatumGetInt64(((Const *) offset)->constvalue);
+
+		if (pg_add_s64_overflow(sum, offset_value, &sum))
+			return pstrdup("all");
+		return psprintf(INT64_FORMAT, sum);
+	}
+	if (IsA(offset, Const) && !((Const *) offset)->constisnull &&
+		DatumGetInt64(((Const *) offset)->constvalue) == 0)
+		return deparse_limit_expression(count, context, useprefix);
+	return psprintf("%s + %s",
+					deparse_limit_expression(count, context, useprefix),
+					deparse_limit_expression(offset, context, useprefix));
+}
+
+/*
+ * EXPLAIN: the sort keys and k always; under ANALYZE the rows scanned, and the device, the keys
+ * sent and the times only when costs are shown (and times only with TIMING), because those
+ * differ between a GPU host and a CPU-only one while regression tests compare EXPLAIN (COSTS
+ * OFF) output across both.
+ */
+static void
+radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	RadikScanState *state = (RadikScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+	bool		useprefix;
+	List	   *sort_keys = NIL;
+
+	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
+	useprefix = list_length(es->rtable) > 1 || es->verbose;
+
+	for (int i = 0; i < state->nkeys; i++)
+		sort_keys = lappend(sort_keys, deparse_sort_key(state, i, context, useprefix));
+	ExplainPropertyList("Sort Key", sort_keys, es);
+	ExplainPropertyText("Top K", deparse_rows_wanted(cscan, context, useprefix), es);
+
+	if (es->analyze && state->selections > 0)
+	{
+		if (es->costs)
+			ExplainPropertyText("Device", state->totals.device, es);
+		ExplainPropertyInteger("Rows Scanned", NULL, state->totals.rows_scanned, es);
+		if (es->costs)
+			ExplainPropertyInteger("Rows Sent", NULL, state->totals.rows_sent, es);
+		if (es->costs && es->timing)
+		{
+			ExplainPropertyFloat("Scan Time", "ms", state->totals.scan_ms, 3, es);
+			ExplainPropertyFloat("Copy Time", "ms", state->totals.copy_ms, 3, es);
+			ExplainPropertyFloat("Select Time", "ms", state->totals.select_ms, 3, es);
+		}
+	}
+}

@@ -1,0 +1,526 @@
+/*
+ * radik_topk.c
+ *	  The SQL function radik_topk(): the k rows of a table with the largest (or the smallest)
+ *	  values of one column, selected by the same scan-and-select code as the custom scan.
+ *
+ * Two forms, because SQL cannot give one function a result type that depends on a table named
+ * by a value:
+ *  - radik_topk(tbl regclass | text, col name, k bigint, ...) RETURNS TABLE(rank, row_id):
+ *    which rows, as heap TIDs in rank order, for callers that hold the table's name as a value.
+ *    The text overload exists only so that a plain literal ('events') is not ambiguous between
+ *    the regclass form and the polymorphic one; it reads the name as regclass input does.
+ *  - radik_topk(rowtype anyelement, col name, k bigint, ...) RETURNS SETOF anyelement, called
+ *    as radik_topk(NULL::events, 'score', 10): the rows themselves.  The table is the one whose
+ *    row type the first argument has; its value is ignored.  This form cannot be STRICT (its
+ *    first argument is normally NULL), so it checks its other arguments itself and, like a
+ *    STRICT function, returns nothing when one of them is NULL.
+ *
+ * Both run radik_select_rows() (radik_select.c), the code path of the custom scan, so types,
+ * NaN and -0.0, snapshot and device follow the same rules as ORDER BY ... LIMIT.  NULL keys are
+ * never selected by default ("top" implies a value); nulls => 'first' or 'last' place them as
+ * ORDER BY's NULLS FIRST / NULLS LAST would.
+ *
+ * The function reads the table with the caller's snapshot, so it is STABLE; it is PARALLEL
+ * RESTRICTED because a parallel worker cannot read the leader's temporary tables, which the
+ * planner cannot see behind a function call.
+ *
+ * Security is what the equivalent SELECT would need, checked as the executor checks it:
+ * SELECT on the table, or on the key column and on every column returned (ctid for the
+ * regclass form, every column for the row form).  Row-level security policies are applied: the
+ * rewriter's own get_row_security_policies() gives the quals a SELECT would get, and they are
+ * evaluated on every row before its key is read.  A policy containing a subquery would need the
+ * planner, so such a table is refused with an error instead.  Names are resolved as
+ * identifiers (regclass input, get_attnum on the column name as given), never spliced into
+ * SQL text.
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/optimizer.h"
+#include "rewrite/rowsecurity.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
+
+#include "radik.h"
+#include "radik_select.h"
+
+PG_FUNCTION_INFO_V1(radik_topk_tids);
+PG_FUNCTION_INFO_V1(radik_topk_tids_by_name);
+PG_FUNCTION_INFO_V1(radik_topk_rows);
+PG_FUNCTION_INFO_V1(radik_topk_support);
+
+/* Argument positions, the same in every form. */
+#define ARG_TABLE		0
+#define ARG_COLUMN		1
+#define ARG_K			2
+#define ARG_SMALLEST	3
+#define ARG_NULLS		4
+#define NUM_ARGS		5
+
+/* Where rows with a NULL key go (the nulls argument). */
+typedef enum NullsPlacement
+{
+	NULLS_EXCLUDE,
+	NULLS_FIRST,
+	NULLS_LAST
+} NullsPlacement;
+
+/* A call's arguments, checked and resolved, and the open table. */
+typedef struct TopkRequest
+{
+	Relation	rel;
+	AttrNumber	attnum;
+	Oid			atttype;		/* the column's declared type */
+	int32		atttypmod;
+	Oid			attcollation;
+	Oid			key_type;		/* atttype, or a domain's base type */
+	int64		k;
+	bool		smallest;
+	NullsPlacement nulls;
+} TopkRequest;
+
+static NullsPlacement parse_nulls_placement(text *nulls);
+static Relation open_table(Oid relid);
+static void check_selectable(Relation rel, AttrNumber key_attnum, AttrNumber returned_attnum);
+static void resolve_key_column(TopkRequest *req, const char *colname);
+static List *row_security_quals(Relation rel);
+static RadikSelectResult *run_selection(TopkRequest *req, List *security_quals);
+static void topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows);
+
+/*
+ * radik_topk(tbl regclass, col name, k bigint, smallest bool, nulls text)
+ *		RETURNS TABLE(rank bigint, row_id tid)
+ * STRICT: no NULL argument reaches here.
+ */
+Datum
+radik_topk_tids(PG_FUNCTION_ARGS)
+{
+	topk_common(fcinfo, PG_GETARG_OID(ARG_TABLE), false);
+	return (Datum) 0;
+}
+
+/*
+ * radik_topk(tbl text, ...): the same, the name read exactly as regclass input reads it (a
+ * possibly qualified, possibly quoted name, or a numeric OID).
+ */
+Datum
+radik_topk_tids_by_name(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(ARG_TABLE));
+	Oid			relid = DatumGetObjectId(DirectFunctionCall1(regclassin,
+															 CStringGetDatum(name)));
+
+	topk_common(fcinfo, relid, false);
+	return (Datum) 0;
+}
+
+/*
+ * radik_topk(rowtype anyelement, col name, k bigint, smallest bool, nulls text)
+ *		RETURNS SETOF anyelement
+ */
+Datum
+radik_topk_rows(PG_FUNCTION_ARGS)
+{
+	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, ARG_TABLE);
+	Oid			relid;
+	char		relkind;
+
+	if (!OidIsValid(rowtype))
+		elog(ERROR, "could not determine the type of radik_topk's first argument");
+
+	relid = type_is_rowtype(rowtype) ? get_typ_typrelid(rowtype) : InvalidOid;
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("first argument of radik_topk must be a table's row type, not type %s",
+						format_type_be(rowtype)),
+				 errhint("Pass a typed NULL, as in radik_topk(NULL::events, 'score', 10), or the table's name as regclass or text.")));
+
+	relkind = get_rel_relkind(relid);
+	if (relkind == RELKIND_COMPOSITE_TYPE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("type %s is not the row type of a table", format_type_be(rowtype)),
+				 errdetail("It is a composite type made with CREATE TYPE, which has no rows to select."),
+				 errhint("Pass a typed NULL of a table's row type, as in radik_topk(NULL::events, 'score', 10).")));
+
+	/* Not STRICT (its first argument is normally NULL): behave as if the rest were. */
+	for (int i = ARG_COLUMN; i < NUM_ARGS; i++)
+	{
+		if (PG_ARGISNULL(i))
+		{
+			InitMaterializedSRF(fcinfo, 0);
+			return (Datum) 0;
+		}
+	}
+
+	topk_common(fcinfo, relid, true);
+	return (Datum) 0;
+}
+
+/*
+ * Planner support: both forms return at most k rows, so estimate k when it is known at plan
+ * time, instead of the declared ROWS.
+ */
+Datum
+radik_topk_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+
+	if (IsA(rawreq, SupportRequestRows))
+	{
+		SupportRequestRows *req = (SupportRequestRows *) rawreq;
+
+		if (is_funcclause(req->node) && list_length(((FuncExpr *) req->node)->args) > ARG_K)
+		{
+			Node	   *karg = list_nth(((FuncExpr *) req->node)->args, ARG_K);
+
+			if (req->root)
+				karg = estimate_expression_value(req->root, karg);
+			if (IsA(karg, Const) && ((Const *) karg)->consttype == INT8OID &&
+				!((Const *) karg)->constisnull)
+			{
+				int64		k = DatumGetInt64(((Const *) karg)->constvalue);
+
+				if (k >= 0)
+				{
+					req->rows = (double) k;
+					PG_RETURN_POINTER(req);
+				}
+			}
+		}
+	}
+	PG_RETURN_POINTER(NULL);
+}
+
+/*
+ * The body shared by both forms: check everything, select, and put the answer in a tuplestore
+ * (materialize mode, so the table and the engine are done with before the first row goes out).
+ */
+static void
+topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows)
+{
+	TopkRequest req;
+	char	   *colname = NameStr(*PG_GETARG_NAME(ARG_COLUMN));
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	RadikSelectResult *result = NULL;
+	List	   *security_quals;
+
+	memset(&req, 0, sizeof(req));
+	req.k = PG_GETARG_INT64(ARG_K);
+	req.smallest = PG_GETARG_BOOL(ARG_SMALLEST);
+	req.nulls = parse_nulls_placement(PG_GETARG_TEXT_PP(ARG_NULLS));
+	if (req.k < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k must not be negative"),
+				 errdetail("k was " INT64_FORMAT ".", req.k)));
+
+	InitMaterializedSRF(fcinfo, 0);
+
+	req.rel = open_table(relid);
+	resolve_key_column(&req, colname);
+	check_selectable(req.rel, req.attnum,
+					 whole_rows ? InvalidAttrNumber : SelfItemPointerAttributeNumber);
+	security_quals = row_security_quals(req.rel);
+
+	if (req.k > 0)
+		result = run_selection(&req, security_quals);
+
+	if (result != NULL && result->ntids > 0)
+	{
+		Snapshot	snapshot = GetActiveSnapshot();
+		TupleTableSlot *slot = whole_rows ? table_slot_create(req.rel, NULL) : NULL;
+
+		for (int64 i = 0; i < result->ntids; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+
+			if (whole_rows)
+			{
+				/*
+				 * The row as the scan saw it: same snapshot, same TID.  slot_getallattrs fills
+				 * in the defaults of columns added after the row was written, which copying the
+				 * stored tuple would not.
+				 */
+				if (!table_tuple_fetch_row_version(req.rel, &result->tids[i], snapshot, slot))
+					elog(ERROR, "radik_topk: selected row (%u,%u) of \"%s\" is not visible",
+						 ItemPointerGetBlockNumber(&result->tids[i]),
+						 ItemPointerGetOffsetNumber(&result->tids[i]),
+						 RelationGetRelationName(req.rel));
+				slot_getallattrs(slot);
+				for (int att = 0; att < slot->tts_tupleDescriptor->natts; att++)
+				{
+					/* a dropped column's old bytes are nobody's business */
+					if (TupleDescAttr(slot->tts_tupleDescriptor, att)->attisdropped)
+						slot->tts_isnull[att] = true;
+				}
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+									 slot->tts_values, slot->tts_isnull);
+				ExecClearTuple(slot);
+			}
+			else
+			{
+				Datum		values[2];
+				bool		nulls[2] = {false, false};
+
+				values[0] = Int64GetDatum(i + 1);
+				values[1] = PointerGetDatum(&result->tids[i]);
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			}
+		}
+		if (slot)
+			ExecDropSingleTupleTableSlot(slot);
+	}
+
+	table_close(req.rel, NoLock);	/* the lock is kept until the end of the transaction */
+}
+
+static NullsPlacement
+parse_nulls_placement(text *nulls)
+{
+	char	   *value = text_to_cstring(nulls);
+
+	if (pg_strcasecmp(value, "exclude") == 0)
+		return NULLS_EXCLUDE;
+	if (pg_strcasecmp(value, "first") == 0)
+		return NULLS_FIRST;
+	if (pg_strcasecmp(value, "last") == 0)
+		return NULLS_LAST;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid value for parameter \"nulls\": \"%s\"", value),
+			 errhint("Valid values are \"exclude\" (the default: rows with a NULL key are not selected), \"first\" and \"last\".")));
+	return NULLS_EXCLUDE;		/* keep the compiler quiet */
+}
+
+/*
+ * Open and lock the table, refusing every kind of relation radik cannot scan with a message
+ * that says what to do instead.
+ */
+static Relation
+open_table(Oid relid)
+{
+	Relation	rel = try_relation_open(relid, AccessShareLock);
+	const char *relname;
+
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	relname = RelationGetRelationName(rel);
+
+	switch (rel->rd_rel->relkind)
+	{
+		case RELKIND_RELATION:
+			break;
+		case RELKIND_MATVIEW:
+			if (!RelationIsPopulated(rel))
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("materialized view \"%s\" has not been populated", relname),
+						 errhint("Use the REFRESH MATERIALIZED VIEW command.")));
+			break;
+		case RELKIND_VIEW:
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("radik_topk cannot select from view \"%s\"", relname),
+					 errdetail("radik_topk reads a table's rows directly, and a view has none."),
+					 errhint("Use SELECT ... FROM %s ORDER BY ... LIMIT, or call radik_topk on the view's underlying table.",
+							 quote_identifier(relname))));
+			break;
+		case RELKIND_PARTITIONED_TABLE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("radik_topk cannot select from partitioned table \"%s\"", relname),
+					 errdetail("A partitioned table keeps its rows in its partitions."),
+					 errhint("Use SELECT ... ORDER BY ... LIMIT on the partitioned table, or call radik_topk on each partition.")));
+			break;
+		case RELKIND_FOREIGN_TABLE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("radik_topk cannot select from foreign table \"%s\"", relname),
+					 errdetail("The rows of a foreign table live on another server."),
+					 errhint("Use SELECT ... ORDER BY ... LIMIT on the foreign table.")));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("\"%s\" is not a table", relname),
+					 errdetail("radik_topk selects from tables and materialized views.")));
+	}
+
+	if (RELATION_IS_OTHER_TEMP(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary tables of other sessions"),
+				 errdetail("Table \"%s\" belongs to another session.", relname)));
+
+	return rel;
+}
+
+/* Find the key column by its name as given and check that radik can order it. */
+static void
+resolve_key_column(TopkRequest *req, const char *colname)
+{
+	Oid			relid = RelationGetRelid(req->rel);
+
+	req->attnum = get_attnum(relid, colname);
+	if (req->attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						colname, RelationGetRelationName(req->rel)),
+				 errhint("The column name is matched exactly, without case folding or quotes.")));
+	if (req->attnum < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("radik_topk cannot select by system column \"%s\"", colname),
+				 errhint("Use SELECT ... ORDER BY %s LIMIT ... instead.", quote_identifier(colname))));
+
+	get_atttypetypmodcoll(relid, req->attnum, &req->atttype, &req->atttypmod,
+						  &req->attcollation);
+	req->key_type = getBaseType(req->atttype);
+	if (!radik_key_type_supported(req->key_type))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("radik_topk cannot select by column \"%s\" of type %s",
+						colname, format_type_be(req->atttype)),
+				 errdetail("radik orders these types: %s.", radik_supported_type_names()),
+				 errhint("Use SELECT ... ORDER BY %s LIMIT ... for other types.", quote_identifier(colname))));
+}
+
+/*
+ * The privileges the equivalent SELECT needs, checked the way the executor checks a range
+ * table entry (ExecCheckRTEPerms): SELECT on the table, or else on each column used: the key,
+ * and returned_attnum (ctid, or InvalidAttrNumber for the whole row: every column).
+ */
+static void
+check_selectable(Relation rel, AttrNumber key_attnum, AttrNumber returned_attnum)
+{
+	Oid			relid = RelationGetRelid(rel);
+	Oid			userid = GetUserId();
+	bool		allowed;
+
+	if (pg_class_aclcheck(relid, userid, ACL_SELECT) == ACLCHECK_OK)
+		return;
+
+	allowed = pg_attribute_aclcheck(relid, key_attnum, userid, ACL_SELECT) == ACLCHECK_OK;
+	if (allowed)
+	{
+		if (returned_attnum == InvalidAttrNumber)
+			allowed = pg_attribute_aclcheck_all(relid, userid, ACL_SELECT, ACLMASK_ALL) == ACLCHECK_OK;
+		else
+			allowed = pg_attribute_aclcheck(relid, returned_attnum, userid, ACL_SELECT) == ACLCHECK_OK;
+	}
+	if (!allowed)
+		aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(rel->rd_rel->relkind),
+					   RelationGetRelationName(rel));
+}
+
+/*
+ * The row-level security quals a SELECT on rel would get for the current user (NIL when none
+ * apply), ready for ExecInitQual.  They come from the rewriter's own function, so permissive
+ * and restrictive policies, policies for other roles, FORCE ROW LEVEL SECURITY, BYPASSRLS and
+ * row_security = off behave exactly as in a query.
+ */
+static List *
+row_security_quals(Relation rel)
+{
+	Query	   *query = makeNode(Query);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	List	   *security_quals;
+	List	   *with_check_options;
+	bool		has_row_security;
+	bool		has_sublinks;
+	List	   *planned = NIL;
+	ListCell   *lc;
+
+	if (check_enable_rls(RelationGetRelid(rel), InvalidOid, false) != RLS_ENABLED)
+		return NIL;
+
+	rte->rtekind = RTE_RELATION;
+	rte->relid = RelationGetRelid(rel);
+	rte->relkind = rel->rd_rel->relkind;
+	rte->rellockmode = AccessShareLock;
+	rte->requiredPerms = ACL_SELECT;
+	rte->checkAsUser = InvalidOid;
+	query->commandType = CMD_SELECT;
+	query->rtable = list_make1(rte);
+
+	get_row_security_policies(query, rte, 1, &security_quals, &with_check_options,
+							  &has_row_security, &has_sublinks);
+
+	if (has_sublinks)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("radik_topk cannot apply the row-level security policies of table \"%s\"",
+						RelationGetRelationName(rel)),
+				 errdetail("A policy that applies to you contains a subquery, which radik_topk cannot evaluate."),
+				 errhint("Use SELECT ... ORDER BY ... LIMIT, which applies every policy.")));
+
+	foreach(lc, security_quals)
+		planned = lappend(planned, expression_planner((Expr *) lfirst(lc)));
+	return planned;
+}
+
+/* Run radik_select_rows with the key, the NULL rule and the row-level security quals. */
+static RadikSelectResult *
+run_selection(TopkRequest *req, List *security_quals)
+{
+	RadikSelectResult *result = palloc0(sizeof(RadikSelectResult));
+	RadikSortKey key;
+	List	   *quals = list_copy(security_quals);
+	EState	   *estate;
+	ExprContext *econtext;
+	ExprState  *qual = NULL;
+
+	/* Excluded NULLs are filtered after the policies, which must see every row first. */
+	if (req->nulls == NULLS_EXCLUDE)
+	{
+		NullTest   *not_null = makeNode(NullTest);
+
+		not_null->arg = (Expr *) makeVar(1, req->attnum, req->atttype, req->atttypmod,
+										 req->attcollation, 0);
+		not_null->nulltesttype = IS_NOT_NULL;
+		not_null->argisrow = false;
+		not_null->location = -1;
+		quals = lappend(quals, not_null);
+	}
+
+	memset(&key, 0, sizeof(key));
+	key.type = req->key_type;
+	key.descending = !req->smallest;
+	key.nulls_first = (req->nulls == NULLS_FIRST);
+	key.attnum = req->attnum;
+	key.expr = NULL;
+
+	estate = CreateExecutorState();
+	econtext = GetPerTupleExprContext(estate);
+	if (quals != NIL)
+		qual = ExecInitQual(quals, NULL);
+
+	radik_select_rows(req->rel, GetActiveSnapshot(), econtext, qual, &key, req->k, false, result);
+
+	FreeExecutorState(estate);
+	return result;
+}

@@ -1,0 +1,60 @@
+#!/bin/bash
+# orderby_bench.sh: whole-query ORDER BY ... LIMIT timings, PostgreSQL against radik, on a GPU host.
+#
+# Builds t(id int8, v float4, i8 int8) of $ROWS rows (default 50M) filled with random() (and a
+# 10M-row t10m), warms it into shared buffers, then for each query shape, k and worker count runs
+# the query with radik off and on, checks both return the same key values, and prints a table with
+# the ratio.  Times are EXPLAIN (ANALYZE, TIMING OFF) execution times, median of $REPS runs.
+# Needs a running server (PGHOST/PGPORT) with radik installed and shared_buffers large enough.
+#   usage: ROWS=50000000 REPS=3 bash test/bench/orderby_bench.sh [ks...]
+set -euo pipefail
+ROWS=${ROWS:-50000000}
+REPS=${REPS:-3}
+KS=${*:-10 1000 100000 1000000}
+WORKERS=${WORKERS:-0 2 8}
+psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+
+psql_q <<SQL
+CREATE EXTENSION IF NOT EXISTS radik;
+CREATE EXTENSION IF NOT EXISTS pg_prewarm;
+DROP TABLE IF EXISTS t;
+CREATE TABLE t AS SELECT g::int8 AS id, random()::float4 AS v, (random() * 9e18)::int8 AS i8
+  FROM generate_series(1, $ROWS) g;
+VACUUM ANALYZE t;
+SELECT pg_prewarm('t');
+CREATE OR REPLACE FUNCTION bench_ms(q text, reps int) RETURNS float8 LANGUAGE plpgsql AS \$\$
+DECLARE times float8[] := '{}'; line text; ms float8;
+BEGIN
+  FOR i IN 1..reps LOOP
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) ' || q LOOP
+      IF line LIKE 'Execution Time:%' THEN
+        ms := substring(line FROM 'Execution Time: ([0-9.]+)')::float8;
+      END IF;
+    END LOOP;
+    times := times || ms;
+  END LOOP;
+  RETURN (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(times) x);
+END \$\$;
+SQL
+
+echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')  host: $(hostname)  gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo none)"
+echo "rows: $ROWS  reps: $REPS (median)  shared_buffers: $(psql_q -c 'SHOW shared_buffers')"
+printf '\n| query | k | workers | PostgreSQL ms | radik ms | speed-up | same keys |\n|---|---:|---:|---:|---:|---:|---|\n'
+for shape in "SELECT v FROM t ORDER BY v DESC" "SELECT i8 FROM t ORDER BY i8 DESC" \
+	"SELECT * FROM t ORDER BY v DESC" "SELECT v FROM t WHERE id % 10 <> 0 ORDER BY v DESC"; do
+	key=$(echo "$shape" | sed -E 's/.*ORDER BY ([a-z0-9]+).*/\1/')
+	for k in $KS; do
+		q="$shape LIMIT $k"
+		for w in $WORKERS; do
+			set_w="SET max_parallel_workers_per_gather = $w; SET max_parallel_workers = $w; SET max_worker_processes = 16;"
+			pg=$(psql_q -c "LOAD 'radik'" -c "SET radik.enabled = off" -c "SET max_parallel_workers_per_gather = $w" -c "SELECT round(bench_ms('$q', $REPS)::numeric, 1)")
+			rk=$(psql_q -c "LOAD 'radik'" -c "SET radik.force = on" -c "SET max_parallel_workers_per_gather = $w" -c "SELECT bench_ms('$q', 1)" -c "SELECT round(bench_ms('$q', $REPS)::numeric, 1)" | tail -1)
+			same=$(psql_q -c "LOAD 'radik'" -c "SET max_parallel_workers_per_gather = $w" \
+				-c "SET radik.enabled = off" -c "CREATE TEMP TABLE a AS SELECT md5(string_agg($key::text, ',')) h FROM ($q) s" \
+				-c "SET radik.enabled = on" -c "SET radik.force = on" -c "CREATE TEMP TABLE b AS SELECT md5(string_agg($key::text, ',')) h FROM ($q) s" \
+				-c "SELECT CASE WHEN a.h = b.h THEN 'yes' ELSE 'NO' END FROM a, b")
+			ratio=$(python3 -c "print(f'{$pg/$rk:.1f}x')")
+			printf '| `%s` | %s | %s | %s | %s | %s | %s |\n' "$shape" "$k" "$w" "$pg" "$rk" "$ratio" "$same"
+		done
+	done
+done

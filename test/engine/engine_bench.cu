@@ -1,0 +1,402 @@
+/*
+ * engine_bench.cu
+ *	  Times the CUDA engine's selection on keys already on the device, and checks its answers.
+ *
+ * For each case (distribution, n, k, segments) the keys are generated fresh on the device before
+ * every run (a hash of the index and the run's seed: never zeros, never the same data twice),
+ * then one selection (sample, histograms, filters, final sort) is timed with CUDA events around
+ * radik_gpu_select_on_device; the median of the timed runs after warm-up is reported.  The first
+ * timed run of each case with n <= 2^28 is also checked against a full sort of the same keys
+ * (cub), key for key, and every returned id must point at an input entry with that key.
+ *
+ * The generator is simple enough to be repeated exactly in PyTorch (torch_topk_bench.py), so
+ * torch.topk is timed on the same inputs; run_bench.sh runs both and joins them.
+ *
+ *   engine_bench [--list] [--reps N] [--warmups N] [--max-log-n N] [--no-check] [--variants]
+ *                [--case ID,...]
+ *
+ * --list prints the cases (one per line: id dist log2(n) k segments) for the torch script.
+ * --variants also times warp-aggregated (match_any) histogram atomics instead of plain ones.
+ */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+
+#include "radik_engine.h"
+#include "radik_gpu_device.cuh"
+#include "radik_keys.h"
+
+#define CHECK(call) \
+	do { \
+		cudaError_t e_ = (call); \
+		if (e_ != cudaSuccess) \
+		{ \
+			fprintf(stderr, "engine_bench: %s: %s (line %d)\n", #call, cudaGetErrorString(e_), \
+					__LINE__); \
+			return 1; \
+		} \
+	} while (0)
+
+enum Distribution
+{
+	F32_UNIFORM,				/* float32 uniform on [0, 1) */
+	F32_NARROW,					/* float32 uniform on [128.6, 128.7]: top 12 bits shared */
+	I64_UNIFORM,				/* int64 uniform over all values */
+	I64_ZIPF,					/* int64 Zipf(1.1): floor(u^-10), heavy ties at small values */
+	DISTRIBUTIONS
+};
+
+static const char *const distribution_names[DISTRIBUTIONS] = {
+	"f32-uniform", "f32-128.6-128.7", "i64-uniform", "i64-zipf1.1"
+};
+
+static int
+key_bytes_of(int dist)
+{
+	return dist == F32_UNIFORM || dist == F32_NARROW ? 4 : 8;
+}
+
+struct Case
+{
+	int			dist;
+	int			log_n;			/* total keys 2^log_n */
+	unsigned long long k;		/* per segment */
+	int			segments;
+};
+
+/* murmur3's finaliser over a 32-bit counter: reproducible in PyTorch with int64 arithmetic */
+__device__ __forceinline__ uint32_t
+mix32(uint32_t i, uint32_t seed)
+{
+	uint32_t	x = i * 0x9E3779B1u + seed * 0x85EBCA77u;
+
+	x ^= x >> 16;
+	x *= 0x85EBCA6Bu;
+	x ^= x >> 13;
+	x *= 0xC2B2AE35u;
+	x ^= x >> 16;
+	return x;
+}
+
+__global__ void
+generate_kernel(int dist, unsigned long long n, uint32_t seed, void *keys)
+{
+	for (unsigned long long i = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+		 i += (unsigned long long) gridDim.x * blockDim.x)
+	{
+		if (dist == F32_UNIFORM || dist == F32_NARROW)
+		{
+			const float u = (float) (mix32((uint32_t) i, seed) >> 8) * (1.0f / 16777216.0f);
+			const float v = dist == F32_UNIFORM ? u : __fadd_rn(__fmul_rn(u, 0.1f), 128.6f);
+
+			((uint32_t *) keys)[i] = radik_key_from_float4(v);
+		}
+		else if (dist == I64_UNIFORM)
+		{
+			const uint64_t hi = mix32((uint32_t) (2 * i), seed);
+			const uint64_t lo = mix32((uint32_t) (2 * i + 1), seed);
+
+			((uint64_t *) keys)[i] = radik_key_from_int64((int64_t) ((hi << 32) | lo));
+		}
+		else
+		{
+			const double u = (double) ((mix32((uint32_t) i, seed) >> 8) + 1) * (1.0 / 16777216.0);
+			double		v = floor(pow(u, -10.0));
+
+			if (v > 4.0e18)
+				v = 4.0e18;
+			((uint64_t *) keys)[i] = radik_key_from_int64((int64_t) v);
+		}
+	}
+}
+
+/* Counts entries whose key differs from the reference or whose id does not hold that key. */
+template <typename Key>
+__global__ void
+check_kernel(const Key *keys, const unsigned long long *seg_offsets, const Key *got_keys,
+			 const uint64_t *got_ids, const Key *reference, const unsigned long long *out_offsets,
+			 const unsigned long long *ref_offsets, unsigned long long count_per_segment,
+			 int segments, unsigned long long *bad)
+{
+	const unsigned long long total = count_per_segment * segments;
+
+	for (unsigned long long t = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x;
+		 t < total; t += (unsigned long long) gridDim.x * blockDim.x)
+	{
+		const int	s = (int) (t / count_per_segment);
+		const unsigned long long j = t % count_per_segment;
+		const Key	key = got_keys[out_offsets[s] + j];
+		const uint64_t id = got_ids[out_offsets[s] + j];
+		const unsigned long long length = seg_offsets[s + 1] - seg_offsets[s];
+
+		if (key != reference[ref_offsets[s] + j] || id >= length ||
+			keys[seg_offsets[s] + id] != key)
+			atomicAdd(bad, 1ull);
+	}
+}
+
+static std::vector<Case>
+all_cases(int max_log_n)
+{
+	std::vector<Case> cases;
+	const int	log_ns[] = {20, 24, 28, 30};
+
+	for (int dist = F32_UNIFORM; dist <= I64_UNIFORM; dist++)
+		for (int log_n : log_ns)
+		{
+			const unsigned long long n = 1ull << log_n;
+			const unsigned long long ks[] = {16, 1024, 65536, n / 4};
+
+			if (log_n > max_log_n)
+				continue;
+			for (unsigned long long k : ks)
+				if (k < n && (k != 65536 || n / 4 != 65536))
+					cases.push_back({dist, log_n, k, 1});
+		}
+	/* issue 6's rows, and Zipf(1.1) for exactness on heavy ties */
+	if (28 <= max_log_n)
+	{
+		cases.push_back({F32_NARROW, 28, 512, 1});
+		cases.push_back({I64_UNIFORM, 28, 1024, 1});
+		cases.push_back({I64_ZIPF, 28, 1024, 1});
+		cases.push_back({I64_ZIPF, 28, 65536, 1});
+	}
+	cases.push_back({I64_ZIPF, 24, 1024, 1});
+	cases.push_back({F32_UNIFORM, 24, 2048, 16});
+	return cases;
+}
+
+template <typename Key>
+static int
+check_case(const Case &c, const void *keys, const uint64_t *offsets, const uint64_t *out_offsets,
+		   const void *got_keys, const uint64_t *got_ids, unsigned long long *mismatches)
+{
+	const unsigned long long n = 1ull << c.log_n;
+	const unsigned long long length = n / c.segments;
+	const unsigned long long count = std::min<unsigned long long>(c.k, length);
+	Key		   *sorted = NULL;
+	void	   *temp = NULL;
+	size_t		temp_bytes = 0;
+	unsigned long long *device_arrays = NULL;
+	std::vector<unsigned long long> host_arrays(3 * c.segments + 1);
+
+	for (int s = 0; s <= c.segments; s++)
+		host_arrays[s] = offsets[s];
+	for (int s = 0; s < c.segments; s++)
+		host_arrays[c.segments + 1 + s] = out_offsets[s];
+	for (int s = 0; s < c.segments; s++)
+		host_arrays[2 * c.segments + 1 + s] = offsets[s];
+	CHECK(cudaMalloc(&sorted, n * sizeof(Key)));
+	CHECK(cudaMalloc(&device_arrays, host_arrays.size() * sizeof(unsigned long long) + 8));
+	CHECK(cudaMemcpy(device_arrays, host_arrays.data(),
+					 host_arrays.size() * sizeof(unsigned long long), cudaMemcpyHostToDevice));
+	if (c.segments == 1)
+	{
+		CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, (const Key *) keys, sorted, n));
+		CHECK(cudaMalloc(&temp, temp_bytes));
+		CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, (const Key *) keys, sorted, n));
+	}
+	else
+	{
+		CHECK(cub::DeviceSegmentedSort::SortKeys(temp, temp_bytes, (const Key *) keys, sorted,
+												 (int64_t) n, (int64_t) c.segments, device_arrays,
+												 device_arrays + 1));
+		CHECK(cudaMalloc(&temp, temp_bytes));
+		CHECK(cub::DeviceSegmentedSort::SortKeys(temp, temp_bytes, (const Key *) keys, sorted,
+												 (int64_t) n, (int64_t) c.segments, device_arrays,
+												 device_arrays + 1));
+	}
+	unsigned long long *bad = (unsigned long long *) device_arrays + host_arrays.size();
+
+	CHECK(cudaMemset(bad, 0, sizeof(unsigned long long)));
+	check_kernel<Key><<<1024, 256>>>((const Key *) keys, device_arrays, (const Key *) got_keys,
+									 got_ids, sorted, device_arrays + c.segments + 1,
+									 device_arrays + 2 * c.segments + 1, count, c.segments, bad);
+	CHECK(cudaGetLastError());
+	CHECK(cudaMemcpy(mismatches, bad, sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+	CHECK(cudaFree(sorted));
+	CHECK(cudaFree(temp));
+	CHECK(cudaFree(device_arrays));
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	int			reps = 10;
+	int			warmups = 2;
+	int			max_log_n = 30;
+	int			list_only = 0;
+	int			check = 1;
+	int			variants = 0;
+	std::vector<int> only;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--list") == 0)
+			list_only = 1;
+		else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--max-log-n") == 0 && i + 1 < argc)
+			max_log_n = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--no-check") == 0)
+			check = 0;
+		else if (strcmp(argv[i], "--variants") == 0)
+			variants = 1;
+		else if (strcmp(argv[i], "--warmups") == 0 && i + 1 < argc)
+			warmups = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
+		{
+			for (char *p = strtok(argv[++i], ","); p; p = strtok(NULL, ","))
+				only.push_back(atoi(p));
+		}
+		else
+		{
+			fprintf(stderr, "usage: %s [--list] [--reps N] [--warmups N] [--max-log-n N] [--no-check] [--variants] [--case ID,...]\n",
+					argv[0]);
+			return 2;
+		}
+	}
+	if (reps < 1)
+		reps = 1;
+
+	const std::vector<Case> cases = all_cases(max_log_n);
+
+	if (list_only)
+	{
+		for (size_t i = 0; i < cases.size(); i++)
+			if (only.empty() || std::find(only.begin(), only.end(), (int) i) != only.end())
+				printf("%zu %s %d %llu %d\n", i, distribution_names[cases[i].dist], cases[i].log_n,
+				   cases[i].k, cases[i].segments);
+		return 0;
+	}
+
+	radik_error err;
+	char		name[RADIK_ERROR_MESSAGE_SIZE];
+	int			driver = 0;
+	int			runtime = 0;
+
+	if (radik_gpu_probe(name, sizeof(name), &err) != RADIK_OK)
+	{
+		fprintf(stderr, "engine_bench: no GPU: %s\n", err.message);
+		return 1;
+	}
+	CHECK(cudaDriverGetVersion(&driver));
+	CHECK(cudaRuntimeGetVersion(&runtime));
+	printf("# engine_bench on %s, CUDA driver API %d, runtime %d; median of %d runs after %d warm-ups\n",
+		   name, driver, runtime, reps, warmups);
+	printf("# id\tinput\tn\tk\tsegments\tradik_ms\twarp_hist_ms\tcheck\n");
+
+	size_t		max_bytes = 0;
+
+	for (const Case &c : cases)
+		max_bytes = std::max(max_bytes, ((size_t) 1 << c.log_n) * key_bytes_of(c.dist));
+
+	void	   *keys = NULL;
+	void	   *out_keys = NULL;
+	uint64_t   *out_ids = NULL;
+	cudaStream_t stream;
+	cudaEvent_t start, stop;
+	int			failures = 0;
+
+	CHECK(cudaMalloc(&keys, max_bytes));
+	CHECK(cudaStreamCreate(&stream));
+	CHECK(cudaEventCreate(&start));
+	CHECK(cudaEventCreate(&stop));
+
+	for (size_t ci = 0; ci < cases.size(); ci++)
+	{
+		const Case &c = cases[ci];
+
+		if (!only.empty() && std::find(only.begin(), only.end(), (int) ci) == only.end())
+			continue;
+
+		const unsigned long long n = 1ull << c.log_n;
+		const unsigned long long length = n / c.segments;
+		const unsigned long long count = std::min<unsigned long long>(c.k, length);
+		const int	kb = key_bytes_of(c.dist);
+		std::vector<uint64_t> offsets(c.segments + 1), ks(c.segments), out_offsets(c.segments);
+		const char *verdict = "skipped";
+		double		medians[2] = {0, 0};
+
+		for (int s = 0; s <= c.segments; s++)
+			offsets[s] = (uint64_t) s * length;
+		for (int s = 0; s < c.segments; s++)
+		{
+			ks[s] = c.k;
+			out_offsets[s] = (uint64_t) s * count;
+		}
+		CHECK(cudaMalloc(&out_keys, count * c.segments * kb));
+		CHECK(cudaMalloc(&out_ids, count * c.segments * sizeof(uint64_t)));
+
+		for (int variant = 0; variant < (variants ? 2 : 1); variant++)
+		{
+			std::vector<float> times;
+
+			radik_gpu_set_warp_aggregate(variant == 1);
+			for (int rep = 0; rep < warmups + reps; rep++)
+			{
+				float		ms = 0;
+
+				generate_kernel<<<4096, 256, 0, stream>>>(c.dist, n, (uint32_t) (rep + 1), keys);
+				CHECK(cudaGetLastError());
+				CHECK(cudaMemsetAsync(out_keys, 0xff, count * c.segments * kb, stream));
+				CHECK(cudaEventRecord(start, stream));
+				if (radik_gpu_select_on_device(kb, keys, NULL, c.segments, offsets.data(),
+											   ks.data(), out_offsets.data(), out_keys, out_ids,
+											   stream, &err) != RADIK_OK)
+				{
+					fprintf(stderr, "engine_bench: case %zu: %s\n", ci, err.message);
+					return 1;
+				}
+				CHECK(cudaEventRecord(stop, stream));
+				CHECK(cudaEventSynchronize(stop));
+				CHECK(cudaEventElapsedTime(&ms, start, stop));
+				if (rep >= warmups)
+					times.push_back(ms);
+				if (rep == warmups && variant == 0 && check && c.log_n <= 28)
+				{
+					unsigned long long mismatches = 0;
+					int			r = kb == 4 ?
+						check_case<uint32_t>(c, keys, offsets.data(), out_offsets.data(), out_keys,
+											 out_ids, &mismatches) :
+						check_case<uint64_t>(c, keys, offsets.data(), out_offsets.data(), out_keys,
+											 out_ids, &mismatches);
+
+					if (r != 0)
+						return 1;
+					verdict = mismatches == 0 ? "ok" : "WRONG";
+					if (mismatches != 0)
+					{
+						failures++;
+						fprintf(stderr, "engine_bench: case %zu: %llu wrong entries\n", ci,
+								mismatches);
+					}
+				}
+			}
+			std::sort(times.begin(), times.end());
+			medians[variant] = times.size() % 2 ? times[times.size() / 2] :
+				(times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+		}
+		radik_gpu_set_warp_aggregate(0);
+		char		plain[32] = "-";
+
+		if (variants)
+			snprintf(plain, sizeof(plain), "%.3f", medians[1]);
+		printf("%zu\t%s\t2^%d\t%llu\t%d\t%.3f\t%s\t%s\n", ci, distribution_names[c.dist], c.log_n,
+			   c.k, c.segments, medians[0], plain, verdict);
+		fflush(stdout);
+		CHECK(cudaFree(out_keys));
+		CHECK(cudaFree(out_ids));
+	}
+	radik_release_cache();
+	CHECK(cudaFree(keys));
+	printf("# %d case(s) with wrong answers\n", failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# run_bench.sh: the engine benchmark (engine_bench) and torch.topk on the same inputs
+# (torch_topk_bench.py), joined into one table with the ratio torch / radik.
+#
+#   test/engine/run_bench.sh [RESULT_DIR] [engine_bench options...]
+#
+# Run from the project root after `make test/engine/engine_bench`.  RESULT_DIR (default: a
+# temporary directory) receives radik.tsv, torch.tsv and table.txt.
+set -e
+dir=${1:-$(mktemp -d)}
+[ $# -gt 0 ] && shift
+mkdir -p "$dir"
+here=$(dirname "$0")
+
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+"$here/engine_bench" --list "$@" > "$dir/cases.txt"
+"$here/engine_bench" "$@" | tee "$dir/radik.tsv"
+python3 "$here/torch_topk_bench.py" "$dir/cases.txt" | tee "$dir/torch.tsv"
+
+awk -F'\t' '
+	FNR == NR { if ($0 !~ /^#/) torch[$1] = $2; next }
+	/^#/ { next }
+	{
+		ratio = ($6 > 0 && ($1 in torch)) ? sprintf("%.1fx", torch[$1] / $6) : "-"
+		printf "| %-16s | %5s | %9s | %3s | %9s | %9s | %9s | %7s | %5s |\n", $2, $3, $4, $5, $6, $7, torch[$1], ratio, $8
+	}
+	BEGIN {
+		printf "| %-16s | %5s | %9s | %3s | %9s | %9s | %9s | %7s | %5s |\n", "input", "n", "k", "seg", "radik ms", "warp-h ms", "torch ms", "speedup", "check"
+		printf "|------------------|-------|-----------|-----|-----------|-----------|-----------|---------|-------|\n"
+	}
+' "$dir/torch.tsv" "$dir/radik.tsv" | tee "$dir/table.txt"

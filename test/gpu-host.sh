@@ -1,0 +1,55 @@
+#!/bin/bash
+# gpu-host.sh: radik's GPU checks on a bare GPU host (see ../shared/gpu-host/README.md; the
+# PostgreSQL bundle made by its `pack` must be in .gpu/).  Starts PostgreSQL from the bundle,
+# builds radik with CUDA, then runs, logging each step under $OUT:
+#   engine   the engine's unit tests (GPU against the CPU twin and a plain sort)
+#   regress  the regression and isolation suites with radik.device = gpu and radik.force = on
+#   explain  an EXPLAIN ANALYZE that shows where the selection ran
+# usage: bash test/gpu-host.sh [steps...]   (default: engine regress explain)
+set -uo pipefail
+OUT=${OUT:-/tmp/radik-gpu-out}
+mkdir -p "$OUT"
+steps=${*:-engine regress explain}
+status=0
+
+bash .gpu/on-host start -c shared_buffers=8GB -c max_parallel_workers_per_gather=0 >"$OUT/server.log" 2>&1 || { cat "$OUT/server.log"; exit 1; }
+source .gpu/env
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+
+echo "== build"
+{ make -s -j16 with_llvm=no WERROR=1 && make -s with_llvm=no install; } >"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
+
+for step in $steps; do
+	case $step in
+	engine)
+		echo "== engine unit tests"
+		make -s with_llvm=no test/engine/engine_test >>"$OUT/build.log" 2>&1 && test/engine/engine_test >"$OUT/engine_test.log" 2>&1
+		rc=$?; tail -n 30 "$OUT/engine_test.log"; [ $rc = 0 ] || status=1 ;;
+	regress)
+		echo "== regression + isolation suites, radik.device = gpu, radik.force = on"
+		PGOPTIONS="-c radik.device=gpu -c radik.force=on" make -s with_llvm=no installcheck >"$OUT/installcheck.log" 2>&1
+		rc=$?; cat "$OUT/installcheck.log"
+		if [ $rc != 0 ]; then status=1; cp test/results/regression.diffs "$OUT/" 2>/dev/null; head -n 150 test/results/regression.diffs 2>/dev/null; fi ;;
+	explain)
+		echo "== EXPLAIN ANALYZE on the GPU"
+		psql -X -v ON_ERROR_STOP=1 >"$OUT/explain.log" 2>&1 <<'SQL'
+CREATE EXTENSION IF NOT EXISTS radik;
+LOAD 'radik';
+DROP TABLE IF EXISTS gpu_demo;
+CREATE TABLE gpu_demo AS SELECT g AS id, random() AS v FROM generate_series(1, 2000000) g;
+ANALYZE gpu_demo;
+SET radik.device = gpu; SET radik.force = on;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 5;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 5;
+CREATE TEMP TABLE radik_answer AS SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000;
+SET radik.enabled = off;
+CREATE TEMP TABLE pg_answer AS SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000;
+SELECT count(*) AS differing_rows FROM
+  ((TABLE radik_answer EXCEPT ALL TABLE pg_answer) UNION ALL (TABLE pg_answer EXCEPT ALL TABLE radik_answer)) d;
+SQL
+		rc=$?; cat "$OUT/explain.log"; [ $rc = 0 ] || status=1 ;;
+	*) echo "unknown step $step"; status=1 ;;
+	esac
+done
+bash .gpu/on-host stop >/dev/null 2>&1
+exit $status
