@@ -55,7 +55,9 @@ SELECT k, radik_check('id, v', 'radik_big', 'v, id', 'LIMIT ' || k) AS v_then_id
 FROM unnest(ARRAY[1, 10, 2049, 8193, 65537, 120001]) AS k;
 SELECT k, radik_check('id, n', 'radik_big', 'n NULLS FIRST', 'LIMIT ' || k, 'n') AS nulls_first,
 	   radik_check('id, n', 'radik_big', 'n DESC NULLS LAST', 'LIMIT ' || k, 'n') AS nulls_last,
-	   radik_check('id, n', 'radik_big WHERE v % 3 = 0', 'n, id', 'LIMIT ' || k) AS filtered
+	   radik_check('id, n', 'radik_big WHERE v % 3 = 0', 'n, id', 'LIMIT ' || k) AS filtered,
+	   radik_check('id, f, v', 'radik_big WHERE v % 3 = 0', 'f, v DESC, id', 'LIMIT ' || k)
+	   AS filtered_ties
 FROM unnest(ARRAY[1, 12000, 12001, 108001]) AS k;
 DROP TABLE radik_big;
 

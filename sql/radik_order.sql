@@ -184,5 +184,13 @@ FROM unnest(ARRAY['radik_t WHERE grp = 3',
 				  'radik_t WHERE i4 BETWEEN -1000003 AND 1000003',
 				  'radik_t WHERE f4 <> f4',
 				  'radik_t WHERE id::text LIKE ''%7%''']) AS src;
+-- WHERE with several keys whose first key ties at the cut (few: 3 values), so that the rows
+-- tied at the boundary are gathered again from the table: the WHERE clause applies to them too.
+SELECT src, k, radik_check('id, few, i4', src, 'few, i4 DESC, id', 'LIMIT ' || k) AS result
+FROM unnest(ARRAY['radik_t WHERE grp = 1',
+				  'radik_t WHERE i4 % 3 = 0',
+				  'radik_t WHERE f8 > 0 OR f8 IS NULL']) AS src,
+	 unnest(ARRAY[30, 400, 700]) AS k
+ORDER BY src, k;
 
 DROP TABLE radik_sales;

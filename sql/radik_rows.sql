@@ -250,9 +250,9 @@ FROM (VALUES ('SELECT id FROM radik_t ORDER BY f8 DESC, id LIMIT 12'),
 			 ('SELECT id FROM radik_t WHERE grp = 2 ORDER BY ts, id LIMIT 10 OFFSET 3')) AS v(q);
 
 -- A cursor read in parts while its own transaction updates and deletes the rows it returns:
--- the cursor keeps its snapshot, so the rest of its rows are the old versions, fetched by radik
--- in several batches (small work_mem).  Each walk is rolled back (a subtransaction) so the two
--- see the same table.
+-- the cursor keeps its snapshot, so the rest of its rows are the old versions, which radik
+-- fetches later, in further batches (a batch holds 1024 rows at least, so 1500 rows make two).
+-- Each walk is rolled back (a subtransaction) so that both see the same table.
 CREATE FUNCTION radik_cursor_changes(use_radik boolean) RETURNS text
 LANGUAGE plpgsql
 SET radik.force = on
@@ -262,7 +262,7 @@ DECLARE
 	c refcursor;
 	r record;
 	seen text := '';
-	q text := 'SELECT * FROM radik_vis ORDER BY v DESC, id LIMIT 1000';
+	q text := 'SELECT * FROM radik_vis ORDER BY v DESC, id LIMIT 1500';
 BEGIN
 	PERFORM set_config('radik.enabled', use_radik::text, true);
 	IF radik_plan_uses_radik(q) <> use_radik THEN
