@@ -83,6 +83,7 @@ static char probe_message[RADIK_ERROR_MESSAGE_SIZE];
 static char device_name[RADIK_ERROR_MESSAGE_SIZE];
 static int	multiprocessors;
 static int	warp_aggregate = 0;	/* measured slower on an H200: see docs/performance.md */
+static int	speculate = 1;
 
 RADIK_EXPORT radik_status
 radik_gpu_probe(char *name, size_t name_size, radik_error *err)
@@ -133,6 +134,12 @@ RADIK_EXPORT void
 radik_gpu_set_warp_aggregate(int enabled)
 {
 	warp_aggregate = enabled ? 1 : 0;
+}
+
+RADIK_EXPORT void
+radik_gpu_set_speculation(int enabled)
+{
+	speculate = enabled ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -455,6 +462,8 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 	CUDA_TRY(cudaEventRecord(ws->staging_copied, stream));
 	ws->staging_pending = 1;
 
+	/* filter specialized by k: per-warp write buffers when few keys are written, else block-wide */
+	const bool	dense = total_out * radik::DENSE_OUTPUT_RATIO > offsets[segments] - offsets[0];
 	SelectArgs<Key> a;
 
 	a.keys = keys;
@@ -473,6 +482,7 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 	a.histograms = (unsigned long long *) ws->histograms.ptr;
 	a.segments = (int) segments;
 	a.warp_aggregate = warp_aggregate;
+	a.speculate = speculate;
 
 	for (size_t first = 0; first < segments; first += MAX_SEGMENTS_PER_LAUNCH)
 	{
@@ -484,7 +494,10 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 		a.segment_base = (int) first;
 		radik::sample_kernel<Key><<<one, radik::THREADS, 0, stream>>>(a);
 		CUDA_TRY(cudaGetLastError());
-		radik::filter_kernel<Key, true><<<wide, radik::THREADS, 0, stream>>>(a, 0);
+		if (dense)
+			radik::filter_dense_kernel<Key, true><<<wide, radik::THREADS, 0, stream>>>(a, 0);
+		else
+			radik::filter_kernel<Key, true><<<wide, radik::THREADS, 0, stream>>>(a, 0);
 		CUDA_TRY(cudaGetLastError());
 		radik::check_speculation_kernel<Key><<<one, radik::THREADS, 0, stream>>>(a);
 		CUDA_TRY(cudaGetLastError());
@@ -503,7 +516,10 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 			a.segment_base = (int) first;
 			radik::choose_kernel<Key><<<one, radik::CHOOSE_THREADS, 0, stream>>>(a, round);
 			CUDA_TRY(cudaGetLastError());
-			radik::filter_kernel<Key, false><<<wide, radik::THREADS, 0, stream>>>(a, round);
+			if (dense)
+				radik::filter_dense_kernel<Key, false><<<wide, radik::THREADS, 0, stream>>>(a, round);
+			else
+				radik::filter_kernel<Key, false><<<wide, radik::THREADS, 0, stream>>>(a, round);
 			CUDA_TRY(cudaGetLastError());
 		}
 

@@ -32,6 +32,10 @@ radik_status radik_gpu_select_on_device(int key_bytes, const void *keys, const u
 /* Histogram variant, for measuring: 1 = warp-aggregated shared atomics, 0 = plain (default). */
 void		radik_gpu_set_warp_aggregate(int enabled);
 
+/* First pass, for measuring: 1 = speculative (sample-guessed k-th key, default), 0 = always the
+ * full histogram round 0 (two passes over the input). */
+void		radik_gpu_set_speculation(int enabled);
+
 #ifdef __cplusplus
 }
 #endif

@@ -52,6 +52,8 @@ constexpr int THREADS = 256;
 constexpr int SAMPLE_SIZE = 4096;
 constexpr int CHOOSE_THREADS = 256;
 constexpr int CHOOSE_ITEMS = 2;			/* CHOOSE_THREADS * CHOOSE_ITEMS >= BINS */
+/* k above 1/DENSE_OUTPUT_RATIO of n: the block-wide (dense) filter; measured on an H200 */
+constexpr unsigned long long DENSE_OUTPUT_RATIO = 32;
 
 /* Bytes each thread loads per tile: 64 (16 keys of 4 bytes, 8 of 8). */
 template <typename Key>
@@ -111,6 +113,7 @@ struct SelectArgs
 	int			segments;		/* all segments of this selection */
 	int			segment_base;	/* first segment of this launch (gridDim.y is limited) */
 	int			warp_aggregate;	/* histogram: aggregate equal bins within a warp first */
+	int			speculate;		/* first pass guesses the k-th key from a sample */
 };
 
 template <typename Key>
@@ -228,11 +231,11 @@ sample_kernel(SelectArgs<Key> a)
 	}
 	Sort(sort_storage).Sort(sample);
 
-	/* the expected rank of the k-th key in the sample, and a margin of about 3 sigma */
-	const long long rank = (long long) (k * SAMPLE_SIZE / length);
-	const long long margin = 3 * (long long) sqrtf((float) rank) + 3;
-	const long long low_rank = rank - margin;
-	const long long high_rank = rank + margin;
+	/* the expected rank of the k-th key in the sample, and a margin of 3 sigma plus one */
+	const float rank = (float) k * (float) SAMPLE_SIZE / (float) length;
+	const float margin = 3.0f * sqrtf(rank) + 1.0f;
+	const long long low_rank = (long long) floorf(rank - margin);
+	const long long high_rank = (long long) (rank + margin);
 
 #pragma unroll
 	for (int j = 0; j < SAMPLE_ITEMS; j++)
@@ -276,7 +279,7 @@ sample_kernel(SelectArgs<Key> a)
 		window_of<Key>(picked[0], picked[1], &shift, &prefix);
 		st->fallback_shift = shift;
 		st->fallback_prefix = prefix;
-		st->fallback = 0;
+		st->fallback = a.speculate ? 0 : 1;
 		st->shift = shift;
 		st->width = DIGIT_BITS;
 		st->prefix = prefix;
@@ -306,8 +309,10 @@ check_speculation_kernel(SelectArgs<Key> a)
 	const unsigned long long out = st->out_count;
 	const unsigned long long kept = st->candidate_count[0];
 
+	const int	speculated = !st->fallback;
+
 	__syncthreads();			/* everyone has read the state before it changes */
-	if (out <= k && out + kept >= k)
+	if (speculated && out <= k && out + kept >= k)
 	{
 		if (threadIdx.x == 0)
 		{
@@ -506,17 +511,240 @@ choose_kernel(SelectArgs<Key> a, int round)
  * sample's guess (out), inside it (kept), above it (dropped).  Writes to the output stop at k, so
  * a wrong guess cannot overflow; check_speculation_kernel then tells whether it held.
  *
- * Writes go through a shared-memory buffer per destination (the paper's flush-efficient write
- * buffer): a tile's survivors are placed by one block-wide scan, appended to the buffer, and the
- * buffer is copied out with one global atomic and coalesced stores only when it fills up, so a
- * sparse pass (small k) pays no global atomic round trip per tile.  A tile with more survivors
- * than a buffer holds writes straight to global memory.  Tiles with nothing to write cost one
- * barrier.
+ * Writes go through a shared-memory buffer per warp and destination (the paper's flush-efficient
+ * write buffer): a warp places its survivors with one ballot per item and no block barrier, and
+ * copies its buffer out with one global atomic and coalesced stores only when the buffer fills
+ * up.  So a sparse pass (small k) costs nothing beyond reading its keys, and a dense one (large
+ * k) one global atomic per WARP_BUFFER entries.  The next tile's keys are loaded while this one
+ * is sorted out.
+ */
+constexpr int WARPS = THREADS / 32;
+constexpr int WARP_BUFFER = 128;
+
+template <typename Key>
+struct FilterShared
+{
+	Key			keys[WARPS][2][WARP_BUFFER];	/* [.][0]: to the output, [.][1]: candidates */
+	uint64_t	ids[WARPS][2][WARP_BUFFER];
+	unsigned int histogram[BINS];
+};
+
+/* One warp copies count entries of its buffer to dest_keys/dest_ids from the next free slot. */
+template <typename Key>
+__device__ __forceinline__ void
+flush_warp_buffer(const Key *buffer_keys, const uint64_t *buffer_ids, unsigned int count,
+				  unsigned long long *counter, Key *dest_keys, uint64_t *dest_ids,
+				  unsigned long long limit)
+{
+	const int	lane = threadIdx.x & 31;
+	unsigned long long base = 0;
+
+	__syncwarp();
+	if (lane == 0)
+		base = atomicAdd(counter, (unsigned long long) count);
+	base = __shfl_sync(0xffffffffu, base, 0);
+	for (unsigned int i = lane; i < count; i += 32)
+		if (base + i < limit)
+		{
+			dest_keys[base + i] = buffer_keys[i];
+			dest_ids[base + i] = buffer_ids[i];
+		}
+	__syncwarp();
+}
+
+template <typename Key, bool SPECULATIVE>
+__global__ void __launch_bounds__(THREADS, 3)
+filter_kernel(SelectArgs<Key> a, int round)
+{
+	constexpr int ITEMS = Tile<Key>::ITEMS;
+	constexpr int TILE = Tile<Key>::SIZE;
+	__shared__ FilterShared<Key> sh;
+	const int	s = blockIdx.y + a.segment_base;
+	SegmentState *st = &a.states[s];
+	const int	action = st->action;
+
+	if (action == ACTION_DONE || (SPECULATIVE && st->fallback) ||
+		(!SPECULATIVE && round == 0 && !st->fallback))
+		return;
+
+	const int	source = SPECULATIVE ? -1 : st->source;
+	const unsigned long long begin = a.seg_offsets[s];
+	const unsigned long long length = source < 0 ? st->length : st->candidate_count[source];
+
+	if ((unsigned long long) blockIdx.x * TILE >= length)
+		return;
+
+	const int	shift = st->shift;
+	const int	width = st->width;
+	const unsigned long long prefix = st->prefix;
+	const int	chosen = SPECULATIVE ? 1 : st->chosen_bin;
+	const Key	speculative_low = (Key) st->speculative_low;
+	const Key	speculative_high = (Key) st->speculative_high;
+	const unsigned long long out_limit = SPECULATIVE ? st->k_remaining : ~0ull;
+	const unsigned long long k_remaining = st->k_remaining;
+	const int	next_shift = st->next_shift;
+	const int	next_width = st->next_width;
+	const unsigned long long next_prefix = st->next_prefix;
+	const int	target = source == 0 ? 1 : 0;
+	/* (no run-time index into the parameter arrays: that would copy them to local memory) */
+	const Key  *keys = source < 0 ? a.keys + begin :
+		(source == 0 ? a.candidate_keys[0] : a.candidate_keys[1]) + begin;
+	const uint64_t *ids = source < 0 ? (a.ids ? a.ids + begin : nullptr) :
+		(source == 0 ? a.candidate_ids[0] : a.candidate_ids[1]) + begin;
+	Key		   *out_keys = a.out_keys + a.out_offsets[s];
+	uint64_t   *out_ids = a.out_ids + a.out_offsets[s];
+	Key		   *keep_keys = (target == 0 ? a.candidate_keys[0] : a.candidate_keys[1]) + begin;
+	uint64_t   *keep_ids = (target == 0 ? a.candidate_ids[0] : a.candidate_ids[1]) + begin;
+	unsigned long long *keep_counter = &st->candidate_count[target];
+	const int	warp = threadIdx.x >> 5;
+	const unsigned int lanes_below = (1u << (threadIdx.x & 31)) - 1u;
+	Key		   *out_buffer_keys = sh.keys[warp][0];
+	uint64_t   *out_buffer_ids = sh.ids[warp][0];
+	Key		   *keep_buffer_keys = sh.keys[warp][1];
+	uint64_t   *keep_buffer_ids = sh.ids[warp][1];
+	unsigned int staged_out = 0;	/* warp-uniform fill levels of this warp's buffers */
+	unsigned int staged_kept = 0;
+
+	for (int b = threadIdx.x; b < BINS; b += THREADS)
+		sh.histogram[b] = 0;
+	__syncthreads();
+
+	const unsigned long long stride = (unsigned long long) gridDim.x * TILE;
+	Key			key[ITEMS];
+
+#pragma unroll
+	for (int j = 0; j < ITEMS; j++)
+	{
+		const unsigned long long i = (unsigned long long) blockIdx.x * TILE +
+			(unsigned long long) j * THREADS + threadIdx.x;
+
+		key[j] = i < length ? keys[i] : (Key) 0;
+	}
+	for (unsigned long long base = (unsigned long long) blockIdx.x * TILE; base < length;
+		 base += stride)
+	{
+		Key			next[ITEMS];	/* the next tile's keys, loading while this one is sorted out */
+
+#pragma unroll
+		for (int j = 0; j < ITEMS; j++)
+		{
+			const unsigned long long i = base + stride + (unsigned long long) j * THREADS +
+				threadIdx.x;
+
+			next[j] = i < length ? keys[i] : (Key) 0;
+		}
+#pragma unroll
+		for (int j = 0; j < ITEMS; j++)
+		{
+			const unsigned long long i = base + (unsigned long long) j * THREADS + threadIdx.x;
+			const int	b = SPECULATIVE ?
+				(key[j] < speculative_low ? 0 : key[j] <= speculative_high ? 1 : 2) :
+				key_bin(key[j], shift, width, prefix);
+			int			kind = 0;	/* 0 dropped, 1 out, 2 tie, 3 kept */
+
+			if (i < length)
+			{
+				if (b < chosen)
+					kind = 1;
+				else if (b == chosen)
+					kind = action == ACTION_TAKE_ALL ? 1 : action == ACTION_TAKE_TIES ? 2 : 3;
+			}
+			if (__ballot_sync(0xffffffffu, kind != 0) == 0)
+				continue;		/* the common case of a sparse pass */
+
+			if (action == ACTION_TAKE_TIES)
+			{
+				/* ties: claim tickets, the first k_remaining tickets are taken */
+				const unsigned int tie_mask = __ballot_sync(0xffffffffu, kind == 2);
+
+				if (tie_mask != 0)
+				{
+					unsigned long long ticket = 0;
+
+					if ((threadIdx.x & 31) == 0)
+						ticket = atomicAdd(&st->tie_tickets, (unsigned long long) __popc(tie_mask));
+					ticket = __shfl_sync(0xffffffffu, ticket, 0);
+					if (kind == 2)
+						kind = ticket + __popc(tie_mask & lanes_below) < k_remaining ? 1 : 0;
+				}
+			}
+
+			const unsigned int out_mask = __ballot_sync(0xffffffffu, kind == 1);
+
+			if (out_mask != 0)
+			{
+				if (staged_out + __popc(out_mask) > WARP_BUFFER)
+				{
+					flush_warp_buffer(out_buffer_keys, out_buffer_ids, staged_out, &st->out_count,
+									  out_keys, out_ids, out_limit);
+					staged_out = 0;
+				}
+				if (kind == 1)
+				{
+					const unsigned int at = staged_out + __popc(out_mask & lanes_below);
+
+					out_buffer_keys[at] = key[j];
+					out_buffer_ids[at] = ids ? ids[i] : (uint64_t) i;
+				}
+				staged_out += __popc(out_mask);
+			}
+
+			const unsigned int keep_mask = __ballot_sync(0xffffffffu, kind == 3);
+
+			if (keep_mask != 0)
+			{
+				if (staged_kept + __popc(keep_mask) > WARP_BUFFER)
+				{
+					flush_warp_buffer(keep_buffer_keys, keep_buffer_ids, staged_kept, keep_counter,
+									  keep_keys, keep_ids, ~0ull);
+					staged_kept = 0;
+				}
+				if (kind == 3)
+				{
+					const unsigned int at = staged_kept + __popc(keep_mask & lanes_below);
+
+					keep_buffer_keys[at] = key[j];
+					keep_buffer_ids[at] = ids ? ids[i] : (uint64_t) i;
+					atomicAdd(&sh.histogram[key_bin(key[j], next_shift, next_width, next_prefix)], 1u);
+				}
+				staged_kept += __popc(keep_mask);
+			}
+		}
+#pragma unroll
+		for (int j = 0; j < ITEMS; j++)
+			key[j] = next[j];
+	}
+	if (staged_out != 0)
+		flush_warp_buffer(out_buffer_keys, out_buffer_ids, staged_out, &st->out_count, out_keys,
+						  out_ids, out_limit);
+	if (staged_kept != 0)
+		flush_warp_buffer(keep_buffer_keys, keep_buffer_ids, staged_kept, keep_counter, keep_keys,
+						  keep_ids, ~0ull);
+	__syncthreads();
+
+	if (action == ACTION_KEEP)
+	{
+		unsigned long long *global =
+			segment_histogram(a.histograms, SPECULATIVE ? 1 : (st->round + 1) & 1, a.segments, s);
+
+		for (int b = threadIdx.x; b < BINS; b += THREADS)
+			if (sh.histogram[b] != 0)
+				atomicAdd(&global[b], (unsigned long long) sh.histogram[b]);
+	}
+}
+
+/*
+ * The same filter for passes that write much (k a sizeable share of n): a tile's survivors are
+ * placed by one block-wide scan and appended to a block-wide shared-memory buffer per
+ * destination, copied out with one global atomic when it fills up (a tile with more survivors
+ * than the buffer holds writes straight to global memory).  Per-warp buffers would need a global
+ * atomic every WARP_BUFFER entries, which serializes on the output counter when most keys are
+ * written; this version pays barriers per tile instead.  The launcher picks one by k / n.
  */
 constexpr int WRITE_BUFFER = 1024;
 
 template <typename Key>
-struct FilterShared
+struct DenseFilterShared
 {
 	Key			keys[2][WRITE_BUFFER];	/* [0]: to the output, [1]: to the candidates */
 	uint64_t	ids[2][WRITE_BUFFER];
@@ -531,7 +759,7 @@ struct FilterShared
 /* Copy both write buffers to global memory and empty them (every thread of the block calls). */
 template <typename Key>
 __device__ __forceinline__ void
-flush_write_buffers(FilterShared<Key> &sh, SegmentState *st, int target, Key *out_keys,
+flush_write_buffers(DenseFilterShared<Key> &sh, SegmentState *st, int target, Key *out_keys,
 					uint64_t *out_ids, Key *keep_keys, uint64_t *keep_ids,
 					unsigned long long out_limit)
 {
@@ -566,7 +794,7 @@ flush_write_buffers(FilterShared<Key> &sh, SegmentState *st, int target, Key *ou
 
 template <typename Key, bool SPECULATIVE>
 __global__ void __launch_bounds__(THREADS, 3)
-filter_kernel(SelectArgs<Key> a, int round)
+filter_dense_kernel(SelectArgs<Key> a, int round)
 {
 	constexpr int ITEMS = Tile<Key>::ITEMS;
 	constexpr int TILE = Tile<Key>::SIZE;
@@ -574,12 +802,13 @@ filter_kernel(SelectArgs<Key> a, int round)
 	constexpr unsigned long long FIELD_MASK = (1ull << FIELD) - 1;
 	using Scan = cub::BlockScan<unsigned long long, THREADS>;
 	__shared__ typename Scan::TempStorage scan_storage;
-	__shared__ FilterShared<Key> sh;
+	__shared__ DenseFilterShared<Key> sh;
 	const int	s = blockIdx.y + a.segment_base;
 	SegmentState *st = &a.states[s];
 	const int	action = st->action;
 
-	if (action == ACTION_DONE || (!SPECULATIVE && round == 0 && !st->fallback))
+	if (action == ACTION_DONE || (SPECULATIVE && st->fallback) ||
+		(!SPECULATIVE && round == 0 && !st->fallback))
 		return;
 
 	const int	source = SPECULATIVE ? -1 : st->source;

@@ -38,7 +38,10 @@ extern void radik_scan_init(void);
  */
 extern radik_device radik_choose_device(void);
 
-/* Has this backend already started the GPU (so its start-up cost is paid)? */
+/*
+ * Has this backend already probed for a GPU (started it, or found none)?  Either way no start-up
+ * cost is left to pay.
+ */
 extern bool radik_gpu_started(void);
 
 /* Report an engine failure as a PostgreSQL error; never returns. */

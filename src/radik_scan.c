@@ -40,6 +40,7 @@
 #include "access/htup_details.h"
 #include "access/sysattr.h"
 #include "access/tableam.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "common/int.h"
@@ -93,7 +94,7 @@ typedef struct RadikScanState
 
 	/* The batch of fetched rows: tids[batch_start .. batch_end) as heap tuple copies. */
 	MemoryContext batch_context;
-	HeapTuple  *batch_tuples;	/* NULL where a row could not be fetched */
+	HeapTuple  *batch_tuples;
 	int64		batch_start;
 	int64		batch_end;
 	int64		batch_rows;		/* rows per batch, sized by work_mem */
@@ -188,7 +189,9 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	List	   *descending = list_nth(cscan->custom_private, RADIK_PRIVATE_DESCENDING);
 	List	   *nulls_first = list_nth(cscan->custom_private, RADIK_PRIVATE_NULLS_FIRST);
 
-	Assert(rel != NULL);
+	/* The fetches read heap pages directly; the planner offers radik for heap tables only. */
+	if (rel == NULL || rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+		elog(ERROR, "radik top-k scan of a relation that is not a heap table");
 
 	/*
 	 * The scan slot holds copies of heap tuples: replace the virtual slot ExecInitCustomScan made
@@ -302,8 +305,9 @@ compare_fetch_order(const void *a, const void *b)
 /*
  * Fetch rows by TID, order[0 .. n) sorted by TID, as heap_fetch would with snapshot, but page by
  * page: each page is read, pinned and share-locked once for all its rows.  out[position]
- * receives a copy of each visible row (allocated in the current memory context), NULL for a row
- * not visible (which cannot happen to a row the selection saw under the same snapshot).
+ * receives a copy of each row (allocated in the current memory context).  Every row was seen
+ * by the selection under the same snapshot, which keeps it from being pruned, so a row that is
+ * not there or not visible is a bug, reported as an error rather than left out of the answer.
  */
 static void
 fetch_rows_in_tid_order(Relation rel, Snapshot snapshot, const FetchOrder *order, int64 n,
@@ -313,43 +317,51 @@ fetch_rows_in_tid_order(Relation rel, Snapshot snapshot, const FetchOrder *order
 
 	while (i < n)
 	{
-		BlockNumber block = (BlockNumber) (order[i].packed_tid >> 16);
+		ItemPointerData tid;
+		BlockNumber block;
 		Buffer		buffer;
 		Page		page;
 		OffsetNumber maxoff;
 
 		CHECK_FOR_INTERRUPTS();
+		radik_unpack_tid(order[i].packed_tid, &tid);
+		block = ItemPointerGetBlockNumber(&tid);
 		buffer = ReadBuffer(rel, block);
 		LockBuffer(buffer, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buffer);
 		TestForOldSnapshot(snapshot, rel, page);
 		maxoff = PageGetMaxOffsetNumber(page);
 
-		for (; i < n && (BlockNumber) (order[i].packed_tid >> 16) == block; i++)
+		for (; i < n; i++)
 		{
-			OffsetNumber offnum = (OffsetNumber) (order[i].packed_tid & 0xFFFF);
+			OffsetNumber offnum;
 			ItemId		lp;
 			HeapTupleData tuple;
 			bool		valid;
 
-			out[order[i].position] = NULL;
-			if (offnum < FirstOffsetNumber || offnum > maxoff)
-				continue;
-			lp = PageGetItemId(page, offnum);
-			if (!ItemIdIsNormal(lp))
-				continue;
+			radik_unpack_tid(order[i].packed_tid, &tid);
+			if (ItemPointerGetBlockNumber(&tid) != block)
+				break;
+			offnum = ItemPointerGetOffsetNumber(&tid);
+			lp = (offnum >= FirstOffsetNumber && offnum <= maxoff) ?
+				PageGetItemId(page, offnum) : NULL;
+			if (lp == NULL || !ItemIdIsNormal(lp))
+				elog(ERROR, "selected row (%u,%u) of \"%s\" is gone",
+					 block, offnum, RelationGetRelationName(rel));
 			tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
 			tuple.t_len = ItemIdGetLength(lp);
 			tuple.t_tableOid = RelationGetRelid(rel);
-			ItemPointerSet(&tuple.t_self, block, offnum);
+			tuple.t_self = tid;
 
 			valid = HeapTupleSatisfiesVisibility(&tuple, snapshot, buffer);
 			if (valid)
 				PredicateLockTID(rel, &tuple.t_self, snapshot,
 								 HeapTupleHeaderGetXmin(tuple.t_data));
 			HeapCheckForSerializableConflictOut(valid, rel, &tuple, buffer, snapshot);
-			if (valid)
-				out[order[i].position] = heap_copytuple(&tuple);
+			if (!valid)
+				elog(ERROR, "selected row (%u,%u) of \"%s\" is not visible to the query's snapshot",
+					 block, offnum, RelationGetRelationName(rel));
+			out[order[i].position] = heap_copytuple(&tuple);
 		}
 		UnlockReleaseBuffer(buffer);
 	}
@@ -361,8 +373,7 @@ sort_fetch_order(const ItemPointerData *tids, int64 n, FetchOrder *order)
 {
 	for (int64 i = 0; i < n; i++)
 	{
-		order[i].packed_tid = ((uint64) ItemPointerGetBlockNumber(&tids[i]) << 16) |
-			ItemPointerGetOffsetNumber(&tids[i]);
+		order[i].packed_tid = radik_pack_tid(&tids[i]);
 		order[i].position = i;
 	}
 	qsort(order, n, sizeof(FetchOrder), compare_fetch_order);
@@ -429,8 +440,6 @@ sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 			ItemPointer tid = &state->tids[start + i];
 
 			CHECK_FOR_INTERRUPTS();
-			if (rows[i] == NULL)
-				continue;
 			ExecStoreHeapTuple(rows[i], row_slot, false);
 			ResetExprContext(econtext);
 			econtext->ecxt_scantuple = row_slot;
@@ -446,9 +455,7 @@ sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 					key_slot->tts_values[k] = ExecEvalExprSwitchContext(key->expr, econtext,
 																		&key_slot->tts_isnull[k]);
 			}
-			key_slot->tts_values[nkeys] =
-				Int64GetDatum(((int64) ItemPointerGetBlockNumber(tid) << 16) |
-							  ItemPointerGetOffsetNumber(tid));
+			key_slot->tts_values[nkeys] = Int64GetDatum((int64) radik_pack_tid(tid));
 			key_slot->tts_isnull[nkeys] = false;
 			ExecStoreVirtualTuple(key_slot);
 			tuplesort_puttupleslot(sort, key_slot);
@@ -465,9 +472,9 @@ sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 		   tuplesort_gettupleslot(sort, true, false, sorted_slot, NULL))
 	{
 		bool		isnull;
-		int64		id = DatumGetInt64(slot_getattr(sorted_slot, nkeys + 1, &isnull));
+		int64		packed = DatumGetInt64(slot_getattr(sorted_slot, nkeys + 1, &isnull));
 
-		ItemPointerSet(&sorted[nsorted], (BlockNumber) (id >> 16), (OffsetNumber) (id & 0xFFFF));
+		radik_unpack_tid((uint64) packed, &sorted[nsorted]);
 		nsorted++;
 	}
 	tuplesort_end(sort);
@@ -508,6 +515,7 @@ run_selection(RadikScanState *state)
 	strlcpy(state->totals.device, result.stats.device, sizeof(state->totals.device));
 	state->totals.rows_scanned += result.stats.rows_scanned;
 	state->totals.rows_matched += result.stats.rows_matched;
+	state->totals.rows_rescanned += result.stats.rows_rescanned;
 	state->totals.rows_sent += result.stats.rows_sent;
 	state->totals.scan_ms += result.stats.scan_ms;
 	state->totals.copy_ms += result.stats.copy_ms;
@@ -573,8 +581,7 @@ fetch_next_batch(RadikScanState *state)
 				continue;
 			}
 		}
-		order[nfetch].packed_tid = ((uint64) ItemPointerGetBlockNumber(tid) << 16) |
-			ItemPointerGetOffsetNumber(tid);
+		order[nfetch].packed_tid = radik_pack_tid(tid);
 		order[nfetch].position = i;
 		nfetch++;
 	}
@@ -597,22 +604,15 @@ radik_scan_next(ScanState *ss)
 	if (!state->selected)
 		run_selection(state);
 
-	while (state->next < state->ntids)
-	{
-		HeapTuple	tuple;
+	if (state->next >= state->ntids)
+		return ExecClearTuple(slot);
 
-		if (state->next >= state->batch_end)
-			fetch_next_batch(state);
-		tuple = state->batch_tuples[state->next - state->batch_start];
-		state->next++;
-		if (tuple != NULL)
-		{
-			ExecStoreHeapTuple(tuple, slot, false);
-			slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
-			return slot;
-		}
-	}
-	return ExecClearTuple(slot);
+	if (state->next >= state->batch_end)
+		fetch_next_batch(state);
+	ExecStoreHeapTuple(state->batch_tuples[state->next - state->batch_start], slot, false);
+	slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
+	state->next++;
+	return slot;
 }
 
 /* ExecScan's recheck method: the quals ran during the selection, so every row passes. */
@@ -683,12 +683,9 @@ deparse_sort_key(RadikScanState *state, int i, List *context, bool useprefix)
 static char *
 deparse_limit_expression(Node *expr, List *context, bool useprefix)
 {
-	if (IsA(expr, Const) && ((Const *) expr)->consttype == INT8OID)
-	{
-		if (((Const *) expr)->constisnull)
-			return pstrdup("NULL");
+	if (IsA(expr, Const) && ((Const *) expr)->consttype == INT8OID &&
+		!((Const *) expr)->constisnull)
 		return psprintf(INT64_FORMAT, DatumGetInt64(((Const *) expr)->constvalue));
-	}
 	return deparse_expression(expr, context, useprefix, false);
 }
 
@@ -711,8 +708,9 @@ deparse_rows_wanted(CustomScan *cscan, List *context, bool useprefix)
 			return pstrdup("all");
 		return psprintf(INT64_FORMAT, sum);
 	}
-	if (IsA(offset, Const) && !((Const *) offset)->constisnull &&
-		DatumGetInt64(((Const *) offset)->constvalue) == 0)
+	/* OFFSET NULL, like OFFSET 0, adds nothing */
+	if (IsA(offset, Const) && (((Const *) offset)->constisnull ||
+							   DatumGetInt64(((Const *) offset)->constvalue) == 0))
 		return deparse_limit_expression(count, context, useprefix);
 	return psprintf("%s + %s",
 					deparse_limit_expression(count, context, useprefix),
@@ -746,7 +744,8 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		if (es->costs)
 			ExplainPropertyText("Device", state->totals.device, es);
-		ExplainPropertyInteger("Rows Scanned", NULL, state->totals.rows_scanned, es);
+		ExplainPropertyInteger("Rows Scanned", NULL,
+							   state->totals.rows_scanned + state->totals.rows_rescanned, es);
 		if (es->costs)
 			ExplainPropertyInteger("Rows Sent", NULL, state->totals.rows_sent, es);
 		if (es->costs && es->timing)

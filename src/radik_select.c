@@ -117,19 +117,6 @@ close_engine_selection(void *arg)
 	guard->selection = NULL;
 }
 
-static inline uint64
-pack_tid(ItemPointer tid)
-{
-	return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) |
-		(uint64) ItemPointerGetOffsetNumberNoCheck(tid);
-}
-
-static inline void
-unpack_tid(uint64 id, ItemPointer tid)
-{
-	ItemPointerSet(tid, (BlockNumber) (id >> 16), (OffsetNumber) (id & 0xFFFF));
-}
-
 static void
 tid_list_append(TidList *list, ItemPointer tid)
 {
@@ -278,7 +265,6 @@ set_current_row(ExprContext *econtext, TupleTableSlot *slot)
 {
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = slot;
-	econtext->ecxt_outertuple = slot;
 }
 
 static void
@@ -315,7 +301,7 @@ collect_boundary_ties(Relation rel, Snapshot snapshot, ExprContext *econtext, Ex
 		uint64		key;
 
 		CHECK_FOR_INTERRUPTS();
-		stats->rows_scanned++;
+		stats->rows_rescanned++;
 		if (rows.fill_slot)
 		{
 			set_current_row(econtext, rows.slot);
@@ -326,6 +312,67 @@ collect_boundary_ties(Relation rel, Snapshot snapshot, ExprContext *econtext, Ex
 			tid_list_append(ties, row_reader_tid(&rows));
 	}
 	row_reader_end(&rows);
+}
+
+/*
+ * Where the answer is cut, k rows into the order "the rows whose key is NULL first or last, the
+ * engine's rows in key order" (k < 0: nowhere): how many NULL rows (*take_nulls) and how many of
+ * the engine's rows (*take_engine) come before the cut.  With with_ties, the rows tied with the
+ * k-th are kept too: every NULL row when the k-th is one, else the engine's rows whose key equals
+ * the k-th's.  The engine returned one row more than k, so a following row with another key
+ * shows that it cut no group of equal keys; when it cut one, the engine's rows stop before the
+ * group and the function returns true with the group's key in *tie_key, for the caller to gather
+ * the whole group from the table.
+ */
+static bool
+choose_cut(int64 k, bool with_ties, bool nulls_first, int64 nnull, const uint64 *engine_keys,
+		   int64 nengine, int64 *take_nulls, int64 *take_engine, uint64 *tie_key)
+{
+	int64		boundary;		/* the k-th row's index among the engine's; -1: a NULL row */
+
+	/* Everything found is wanted. */
+	*take_nulls = nnull;
+	*take_engine = nengine;
+	if (k < 0 || nnull + nengine <= k)
+		return false;
+
+	if (!with_ties)
+	{
+		if (nulls_first)
+		{
+			*take_nulls = Min(nnull, k);
+			*take_engine = k - *take_nulls;
+		}
+		else
+		{
+			*take_engine = Min(nengine, k);
+			*take_nulls = k - *take_engine;
+		}
+		return false;
+	}
+
+	if (nulls_first)
+		boundary = (k - 1 < nnull) ? -1 : k - 1 - nnull;
+	else
+		boundary = (k - 1 < nengine) ? k - 1 : -1;
+
+	if (boundary < 0)
+	{
+		/* Every NULL row ties with the k-th; with NULLS LAST every non-NULL row precedes it. */
+		*take_engine = nulls_first ? 0 : nengine;
+		return false;
+	}
+
+	*take_nulls = nulls_first ? nnull : 0;
+	*take_engine = boundary + 1;
+	if (boundary + 1 < nengine && engine_keys[boundary + 1] == engine_keys[boundary])
+	{
+		*tie_key = engine_keys[boundary];
+		while (*take_engine > 0 && engine_keys[*take_engine - 1] == *tie_key)
+			(*take_engine)--;
+		return true;
+	}
+	return false;
 }
 
 void
@@ -345,7 +392,6 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	uint64		engine_k;
 	RowReader	rows;
 	TupleTableSlot *saved_scantuple = econtext->ecxt_scantuple;
-	TupleTableSlot *saved_outertuple = econtext->ecxt_outertuple;
 	void	   *chunk_keys = NULL;
 	uint64	   *chunk_ids = NULL;
 	size_t		chunk_capacity = 0;
@@ -361,8 +407,11 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	instr_time	start;
 	instr_time	step;
 	double		copy_ms = 0.0;
+	int64		take_nulls;
+	int64		take_engine;
+	uint64		tie_key = 0;
+	TidList		ties = {0};
 	int64		out;
-	int64		total;
 
 	memset(result, 0, sizeof(*result));
 	strlcpy(result->stats.device, "none", sizeof(result->stats.device));
@@ -456,7 +505,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 			((uint32 *) chunk_keys)[chunk_count] = (uint32) row_key;
 		else
 			((uint64 *) chunk_keys)[chunk_count] = row_key;
-		chunk_ids[chunk_count] = pack_tid(row_reader_tid(&rows));
+		chunk_ids[chunk_count] = radik_pack_tid(row_reader_tid(&rows));
 		if (++chunk_count == chunk_push_at)
 		{
 			INSTR_TIME_SET_CURRENT(step);
@@ -496,119 +545,50 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	guard->selection = NULL;
 	result->stats.select_ms = elapsed_ms(step);
 
-	/*
-	 * Put the rows in order: the NULL rows before or after the engine's rows.  nulls_before and
-	 * engine_take say how much of each part precede the cut, ties the rows tied at the boundary
-	 * found by a second pass (then engine_take stops before the boundary key).
-	 */
+	/* Put the rows in order and cut them at k (see choose_cut). */
+	if (choose_cut(k, with_ties, key->nulls_first, nulls.count, engine_keys,
+				   (int64) engine_count, &take_nulls, &take_engine, &tie_key))
 	{
-		int64		nnull = nulls.count;
-		int64		nengine = (int64) engine_count;
-		int64		take_nulls;
-		int64		take_engine;
-		TidList		ties = {0};
-		uint64		ties_key = 0;
-
-		total = nnull + nengine;
-		if (k >= 0 && total > k && !with_ties)
-		{
-			/* plain cut at k */
-			if (key->nulls_first)
-			{
-				take_nulls = Min(nnull, k);
-				take_engine = k - take_nulls;
-			}
-			else
-			{
-				take_engine = Min(nengine, k);
-				take_nulls = k - take_engine;
-			}
-		}
-		else if (k >= 0 && total > k)
-		{
-			/* with ties: find the boundary, the k-th row in order */
-			int64		boundary_engine_index;	/* -1: the boundary row is a NULL */
-
-			if (key->nulls_first)
-				boundary_engine_index = (k - 1 < nnull) ? -1 : k - 1 - nnull;
-			else
-				boundary_engine_index = (k - 1 < nengine) ? k - 1 : -1;
-
-			if (boundary_engine_index < 0)
-			{
-				/* every NULL row ties with the boundary; all non-NULL rows sort before (LAST) */
-				take_nulls = nnull;
-				take_engine = key->nulls_first ? 0 : nengine;
-			}
-			else
-			{
-				uint64		boundary_key = engine_keys[boundary_engine_index];
-
-				take_nulls = key->nulls_first ? nnull : 0;
-				if (boundary_engine_index + 1 < nengine &&
-					engine_keys[boundary_engine_index + 1] == boundary_key)
-				{
-					/*
-					 * The engine cut inside a group of equal keys: keep the rows strictly
-					 * before the group, and collect the whole group from the table.
-					 */
-					take_engine = boundary_engine_index;
-					while (take_engine > 0 && engine_keys[take_engine - 1] == boundary_key)
-						take_engine--;
-					INSTR_TIME_SET_CURRENT(step);
-					collect_boundary_ties(rel, snapshot, econtext, qual, &reader, boundary_key,
-										  &ties, &result->stats);
-					ties_key = boundary_key;
-					result->stats.scan_ms += elapsed_ms(step);
-				}
-				else
-					take_engine = boundary_engine_index + 1;
-			}
-		}
-		else
-		{
-			/* everything found is wanted */
-			take_nulls = nnull;
-			take_engine = nengine;
-		}
-
-		result->ntids = take_nulls + take_engine + ties.count;
-		result->tids = MemoryContextAllocHuge(caller_context,
-											  Max(result->ntids, 1) * sizeof(ItemPointerData));
-		result->keys = MemoryContextAllocHuge(caller_context,
-											  Max(result->ntids, 1) * sizeof(uint64));
-		out = 0;
-		if (key->nulls_first && take_nulls > 0)
-		{
-			memcpy(result->tids, nulls.items, take_nulls * sizeof(ItemPointerData));
-			memset(result->keys, 0, take_nulls * sizeof(uint64));
-			result->null_keys_begin = 0;
-			result->null_keys_end = take_nulls;
-			out += take_nulls;
-		}
-		for (int64 i = 0; i < take_engine; i++)
-		{
-			result->keys[out] = engine_keys[i];
-			unpack_tid(engine_ids[i], &result->tids[out++]);
-		}
-		for (int64 i = 0; i < ties.count; i++)
-		{
-			result->keys[out] = ties_key;
-			result->tids[out++] = ties.items[i];
-		}
-		if (!key->nulls_first && take_nulls > 0)
-		{
-			memcpy(result->tids + out, nulls.items, take_nulls * sizeof(ItemPointerData));
-			memset(result->keys + out, 0, take_nulls * sizeof(uint64));
-			result->null_keys_begin = out;
-			result->null_keys_end = out + take_nulls;
-			out += take_nulls;
-		}
-		Assert(out == result->ntids);
+		INSTR_TIME_SET_CURRENT(step);
+		collect_boundary_ties(rel, snapshot, econtext, qual, &reader, tie_key, &ties,
+							  &result->stats);
+		result->stats.scan_ms += elapsed_ms(step);
 	}
 
+	result->ntids = take_nulls + take_engine + ties.count;
+	result->tids = MemoryContextAllocHuge(caller_context,
+										  Max(result->ntids, 1) * sizeof(ItemPointerData));
+	result->keys = MemoryContextAllocHuge(caller_context, Max(result->ntids, 1) * sizeof(uint64));
+	out = 0;
+	if (key->nulls_first && take_nulls > 0)
+	{
+		memcpy(result->tids, nulls.items, take_nulls * sizeof(ItemPointerData));
+		memset(result->keys, 0, take_nulls * sizeof(uint64));
+		result->null_keys_begin = 0;
+		result->null_keys_end = take_nulls;
+		out += take_nulls;
+	}
+	for (int64 i = 0; i < take_engine; i++)
+	{
+		result->keys[out] = engine_keys[i];
+		radik_unpack_tid(engine_ids[i], &result->tids[out++]);
+	}
+	for (int64 i = 0; i < ties.count; i++)
+	{
+		result->keys[out] = tie_key;
+		result->tids[out++] = ties.items[i];
+	}
+	if (!key->nulls_first && take_nulls > 0)
+	{
+		memcpy(result->tids + out, nulls.items, take_nulls * sizeof(ItemPointerData));
+		memset(result->keys + out, 0, take_nulls * sizeof(uint64));
+		result->null_keys_begin = out;
+		result->null_keys_end = out + take_nulls;
+		out += take_nulls;
+	}
+	Assert(out == result->ntids);
+
 	econtext->ecxt_scantuple = saved_scantuple;
-	econtext->ecxt_outertuple = saved_outertuple;
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(work_context);
 }

@@ -29,8 +29,25 @@ typedef struct RadikSortKey
 	bool		descending;
 	bool		nulls_first;
 	AttrNumber	attnum;			/* > 0: a plain column of the table, read directly */
-	ExprState  *expr;			/* else: evaluated in econtext with the scan tuple as outer */
+	ExprState  *expr;			/* else: evaluated in econtext, the row as its scan tuple */
 } RadikSortKey;
+
+/*
+ * A heap TID packed into 48 bits (block << 16 | offset): the engine's row id, and a sort key
+ * that orders rows by their place in the table.
+ */
+static inline uint64
+radik_pack_tid(const ItemPointerData *tid)
+{
+	return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) |
+		(uint64) ItemPointerGetOffsetNumberNoCheck(tid);
+}
+
+static inline void
+radik_unpack_tid(uint64 packed, ItemPointer tid)
+{
+	ItemPointerSet(tid, (BlockNumber) (packed >> 16), (OffsetNumber) (packed & 0xFFFF));
+}
 
 /* What the selection did, for EXPLAIN ANALYZE. */
 typedef struct RadikSelectStats
@@ -38,6 +55,7 @@ typedef struct RadikSelectStats
 	char		device[128];	/* "cpu" or the GPU's name */
 	int64		rows_scanned;	/* visible rows read from the heap */
 	int64		rows_matched;	/* of those, rows that passed the quals */
+	int64		rows_rescanned; /* visible rows read again to gather ties (with_ties) */
 	int64		rows_sent;		/* keys handed to the engine */
 	double		scan_ms;		/* reading the heap and computing keys */
 	double		copy_ms;		/* handing chunks to the engine */
@@ -56,7 +74,7 @@ typedef struct RadikSelectResult
 	int64		null_keys_end;
 } RadikSelectResult;
 
-/* Is values of this type orderable by radik (by its default btree opclass)? */
+/* Can radik order values of this type (as its default btree opclass does)? */
 extern bool radik_key_type_supported(Oid type);
 
 /* The supported types' names, for error messages: "smallint, integer, ...". */

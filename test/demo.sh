@@ -26,11 +26,11 @@ query="SELECT id, kind, score FROM events WHERE kind = 3 ORDER BY score DESC LIM
 say "the query: $query"
 
 say "PostgreSQL's own plan (radik.enabled = off)"
-psql -X -v ON_ERROR_STOP=1 -c "LOAD 'radik'" -c "SET radik.enabled = off" -c "EXPLAIN (ANALYZE, COSTS OFF) $query"
+psql -X -v ON_ERROR_STOP=1 -c "LOAD 'radik'" -c "SET radik.enabled = off" -c "EXPLAIN (ANALYZE) $query"
 
 say "the same query answered by radik (first use in this connection pays the GPU start, if any)"
 psql -X -v ON_ERROR_STOP=1 -c "LOAD 'radik'" -c "SET radik.force = on" \
-	-c "EXPLAIN (ANALYZE, COSTS OFF) $query" -c "EXPLAIN (ANALYZE, COSTS OFF) $query"
+	-c "EXPLAIN (ANALYZE) $query" -c "EXPLAIN (ANALYZE) $query"
 
 say "do both return the same rows?"
 psql -X -v ON_ERROR_STOP=1 -At <<SQL
