@@ -44,7 +44,10 @@ endif
 
 ifneq ($(NVCC),)
 CUDA_OBJS = cuda/radik_gpu.o
-SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread
+# The CUDA runtime and the C++ runtime the CUDA objects need are linked statically, and their
+# symbols kept private, so radik.so depends on neither (nor on the server's libstdc++ version).
+CUDA_LINK = -L$(CUDA_HOME)/lib64 -lcudart_static -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -lrt -ldl -lpthread
+SHLIB_LINK += $(CUDA_OBJS) $(CUDA_LINK) -Wl,--exclude-libs,ALL
 PG_CPPFLAGS += -DRADIK_WITH_CUDA
 else
 OBJS += cuda/radik_gpu_absent.o
@@ -74,7 +77,7 @@ ENGINE_TEST_CFLAGS = -O2 -std=gnu11 -Wall -Wextra -Icuda $(if $(filter 1,$(WERRO
 ifneq ($(NVCC),)
 test/engine/engine_test: $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) $(ENGINE_HEADERS)
 	$(CC) $(ENGINE_TEST_CFLAGS) -DRADIK_WITH_CUDA -o $@ $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) \
-		-L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread -lm
+		$(CUDA_LINK) -lm
 # The benchmark calls the engine's device-side entry (cuda/radik_gpu_device.cuh); the C files are
 # compiled by $(CC) first, since nvcc's C++ flags do not suit them.
 test/engine/engine_bench: test/engine/engine_bench.cu $(CUDA_OBJS) cuda/radik_engine.c cuda/radik_cpu.c \

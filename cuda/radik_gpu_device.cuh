@@ -20,8 +20,8 @@ extern "C" {
  * segment, sorted by key, into out_keys/out_ids at out_offsets[s] (device arrays of key_bytes
  * wide keys and 64-bit ids).  keys and ids are device pointers (ids NULL: an entry's id is its
  * index in its segment); offsets, ks and out_offsets are host arrays.  Uses the process's cached
- * device workspace (so no selection may be open at the same time).  Returns without waiting for
- * the stream.
+ * device workspace (so no selection may be open at the same time, and successive calls must use
+ * the same stream).  Returns without waiting for the stream.
  */
 radik_status radik_gpu_select_on_device(int key_bytes, const void *keys, const uint64_t *ids,
 										size_t segments, const uint64_t *offsets,

@@ -12,24 +12,30 @@
  * equal keys are taken (ties at the boundary are cut to exactly k).
  *
  * Why these shapes:
+ *  - One pass over the input where possible: a sorted sample of 4096 keys guesses where the k-th
+ *    key lies, and a speculative first pass sends keys below the guess straight to the output and
+ *    keeps keys inside it as candidates, counting their first digit as it goes.  The counts then
+ *    prove or disprove the guess exactly; only when it missed does a full histogram pass over the
+ *    input run (the paper's two passes).  Measured on an H200: one pass instead of two to three
+ *    for every small-k input, including the adversarial ones (docs/performance.md).
  *  - One kernel launch serves every segment (blockIdx.y is the segment), so a batch of many small
  *    selections costs the same launches as one large one; each segment's progress lives in a
- *    SegmentState in device memory, written by a one-block "choose" kernel per segment, so the
- *    host never waits between rounds.  A round that has nothing left to do exits at once.
- *  - Adversarial inputs stay exact without the paper's float scaling: round 0 places its digit
- *    window where a sample's smallest and largest keys first differ (skipping the leading bits
- *    the sample shares) and counts keys above and below that window in two extra bins; if the
+ *    SegmentState in device memory, written by one-block kernels per segment, so the host never
+ *    waits between rounds.  A round that has nothing left to do exits at once.
+ *  - Adversarial inputs stay exact without the paper's float scaling: the candidates' first digit
+ *    and the fallback's window start where the sample's keys first differ (skipping the leading
+ *    bits they share), with keys below and above that window counted in two extra bins; if the
  *    k-th key falls outside the window, the selection goes on from the top digit among the keys
  *    of that outside bin, so a bad sample costs time, never exactness.
- *  - Histograms are hierarchical: warp-aggregated (match_any) or plain shared-memory atomics per
- *    block, then one global atomic per non-empty bin per block.
+ *  - Histograms are hierarchical: plain (or, as a measured option, warp-aggregated with
+ *    match_any) shared-memory atomics per block, then one global atomic per non-empty bin.
  *  - The filter is fused with the next round's histogram: while it copies the chosen bin's keys
  *    into the candidate buffer, it already counts their next digit, so each round reads its
- *    candidates once.  Its writes go through one block-wide scan and one global atomic per tile
- *    and per destination, so each tile's survivors land in one contiguous run.
- *  - Loads are striped across the block (consecutive threads, consecutive keys) with several
- *    independent loads per thread in flight; segments may start at any offset, so no alignment
- *    is assumed.
+ *    candidates once.  Filters are specialized by k: per-warp shared-memory write buffers when
+ *    few keys are written (no block barrier per tile), a block-wide scan and buffer when many are.
+ *  - Loads are striped across the block (consecutive threads, consecutive keys), several per
+ *    thread, the next tile's loaded while the current one is filtered; segments may start at any
+ *    offset, so no alignment is assumed.
  */
 #ifndef RADIK_GPU_KERNELS_CUH
 #define RADIK_GPU_KERNELS_CUH

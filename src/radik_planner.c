@@ -458,7 +458,8 @@ add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
 	path->path.parallel_safe = false;
 	path->path.parallel_workers = 0;
 	path->path.pathkeys = root->sort_pathkeys;
-	path->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	/* The selected rows stay in memory: the node can return them backward too (cursors). */
+	path->flags = CUSTOMPATH_SUPPORT_PROJECTION | CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	path->custom_paths = NIL;
 	path->custom_private = list_make3(makeInteger(input_rel->relid), quals, key_private);
 	path->methods = &radik_path_methods;

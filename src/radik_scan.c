@@ -27,8 +27,12 @@
  * The quals run during the selection only; the node's ps.qual is cleared so that ExecScan does
  * not run them a second time on the rows returned.
  *
- * A rescan (the node under a correlated subquery or LATERAL) forgets the selection: the next call
- * reevaluates the limits, whose parameters may have changed, and selects again.
+ * The selected TIDs stay in memory until the end or a rescan, so the node also walks them
+ * backward (a cursor's FETCH BACKWARD) without a Material node above it, as a Sort would.
+ *
+ * A rescan (the node under a correlated subquery or LATERAL) forgets the selection when a
+ * parameter it depends on has changed: the next call reevaluates the limits and selects again.
+ * Otherwise the rows selected are returned again, as a Sort node rewinds.
  *
  * PostgreSQL 15 gives a custom scan a virtual scan slot and compiles its target list and quals for
  * it before BeginCustomScan runs; this node stores heap tuple copies in its scan slot, so it
@@ -79,11 +83,11 @@ typedef struct RadikScanState
 	bool		selected;		/* has this scan's selection run? */
 	ItemPointerData *tids;		/* the rows to return, in order */
 	int64		ntids;
-	int64		next;			/* index of the next row to return */
+	int64		next;			/* index of the next row forward; see radik_scan_next */
 
 	/*
 	 * With one sort key that is a plain column, and a target list that reads no other column,
-	 * rows are made from their selected keys instead of fetched (see fetch_next_batch).
+	 * rows are made from their selected keys instead of fetched (see fetch_batch).
 	 */
 	bool		output_from_keys;
 	uint64	   *selected_keys;	/* the selection's keys, parallel to tids */
@@ -124,7 +128,7 @@ const CustomScanMethods radik_scan_methods = {
 	.CreateCustomScanState = radik_scan_create_state,
 };
 
-/* The executor's methods; no backward scan, mark/restore or parallel support. */
+/* The executor's methods; no mark/restore or parallel support. */
 static const CustomExecMethods radik_exec_methods = {
 	.CustomName = RADIK_SCAN_NAME,
 	.BeginCustomScan = radik_scan_begin,	/* compile expressions, make the scan slot */
@@ -527,18 +531,17 @@ run_selection(RadikScanState *state)
 }
 
 /*
- * Fetch the next batch of rows in key order, state->tids[next .. next + batch_rows), visiting
- * them in TID order, and keep copies in batch_context.  When the target list reads only the key
- * column, a row is made from its key instead (the other columns NULL, never read), and only the
- * rows whose key does not tell their value exactly are fetched.
+ * Fetch a batch of rows in key order, state->tids[start .. start + batch_rows), visiting them in
+ * TID order, and keep copies in batch_context.  When the target list reads only the key column,
+ * a row is made from its key instead (the other columns NULL, never read), and only the rows
+ * whose key does not tell their value exactly are fetched.
  */
 static void
-fetch_next_batch(RadikScanState *state)
+fetch_batch(RadikScanState *state, int64 start)
 {
 	ScanState  *ss = &state->css.ss;
 	Relation	rel = ss->ss_currentRelation;
 	Snapshot	snapshot = ss->ps.state->es_snapshot;
-	int64		start = state->next;
 	int64		rows = Min(state->ntids - start, state->batch_rows);
 	int64		nfetch = 0;
 	FetchOrder *order;
@@ -594,24 +597,36 @@ fetch_next_batch(RadikScanState *state)
 	state->batch_end = start + rows;
 }
 
-/* ExecScan's access method: the next selected row, in the scan slot. */
+/*
+ * ExecScan's access method: the next selected row in the scan's direction, in the scan slot.
+ * The position works as a cursor's: after row i, forward gives row i + 1 and backward row i - 1;
+ * past the end (next = ntids + 1), backward gives the last row again; before the start
+ * (next = 0), forward gives the first.  A batch is fetched starting at the row wanted going
+ * forward, ending at it going backward.
+ */
 static TupleTableSlot *
 radik_scan_next(ScanState *ss)
 {
 	RadikScanState *state = (RadikScanState *) ss;
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	bool		forward = ScanDirectionIsForward(ss->ps.state->es_direction);
+	int64		row;
 
 	if (!state->selected)
 		run_selection(state);
 
-	if (state->next >= state->ntids)
+	row = forward ? state->next : state->next - 2;
+	if (row < 0 || row >= state->ntids)
+	{
+		state->next = forward ? state->ntids + 1 : 0;
 		return ExecClearTuple(slot);
+	}
 
-	if (state->next >= state->batch_end)
-		fetch_next_batch(state);
-	ExecStoreHeapTuple(state->batch_tuples[state->next - state->batch_start], slot, false);
+	if (row < state->batch_start || row >= state->batch_end)
+		fetch_batch(state, forward ? row : Max(0, row + 1 - state->batch_rows));
+	ExecStoreHeapTuple(state->batch_tuples[row - state->batch_start], slot, false);
 	slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
-	state->next++;
+	state->next = row + 1;
 	return slot;
 }
 
@@ -647,6 +662,18 @@ static void
 radik_scan_rescan(CustomScanState *node)
 {
 	RadikScanState *state = (RadikScanState *) node;
+
+	/*
+	 * When no parameter the node depends on has changed, the same snapshot gives the same rows:
+	 * return the selection again from the start, as a Sort rewinds its sorted output, so that a
+	 * cursor rewound (FETCH ABSOLUTE, FIRST) sees rows tied on the sort keys in the same order.
+	 */
+	if (state->selected && node->ss.ps.chgParam == NULL)
+	{
+		state->next = 0;
+		ExecScanReScan(&node->ss);
+		return;
+	}
 
 	state->selected = false;
 	state->tids = NULL;
