@@ -23,11 +23,11 @@ DATA = $(wildcard sql/radik--*.sql)
 
 # Regression tests live in sql/ beside the install scripts, so they are listed by name.
 REGRESS = radik_setup radik_types radik_order radik_limit radik_rows radik_plan \
-	radik_prepared radik_cancel radik_topk radik_topk_security
-REGRESS_OPTS = --inputdir=. --outputdir=test/results --load-extension=radik
+	radik_prepared radik_cancel radik_topk radik_topk_security radik_review
+REGRESS_OPTS = --inputdir=. --outputdir=test/results --load-extension=radik --no-locale
 
 ISOLATION = radik_concurrent
-ISOLATION_OPTS = --inputdir=test/isolation --outputdir=test/results/isolation --load-extension=radik
+ISOLATION_OPTS = --inputdir=test/isolation --outputdir=test/results/isolation --load-extension=radik --no-locale
 
 # CUDA: found on PATH or in /usr/local/cuda; absent means a CPU-only build.
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))

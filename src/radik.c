@@ -9,6 +9,8 @@
  */
 #include "postgres.h"
 
+#include <unistd.h>
+
 #include "fmgr.h"
 #include "utils/guc.h"
 
@@ -19,7 +21,7 @@ PG_MODULE_MAGIC;
 bool		radik_enabled = true;
 bool		radik_force = false;
 int			radik_device_setting = RADIK_SETTING_DEVICE_AUTO;
-double		radik_gpu_startup_cost = 1000000.0;
+double		radik_gpu_startup_cost = 300000.0;
 double		radik_key_cost = 0.0025;
 double		radik_selection_cost = 100.0;
 
@@ -76,9 +78,9 @@ _PG_init(void)
 
 	DefineCustomRealVariable("radik.gpu_startup_cost",
 							 "Sets the planner's estimate of the one-time cost of starting the GPU in a backend.",
-							 "Charged only by backends that have not started the GPU yet, in the units of seq_page_cost.",
+							 "Charged only by backends that have not started the GPU yet, in the units of seq_page_cost; the default stands for about 0.4 s (creating a CUDA context and pinning buffers), at roughly a microsecond per unit for sequential scans and sorts of cached tables.",
 							 &radik_gpu_startup_cost,
-							 1000000.0, 0.0, 1e12,
+							 300000.0, 0.0, 1e12,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
@@ -141,10 +143,18 @@ radik_choose_device(void)
 	return RADIK_DEVICE_CPU;
 }
 
+/*
+ * True while radik.device allows the GPU, this backend has not probed it yet, and the machine has
+ * an NVIDIA device node.  The node is looked for with access(), not with a CUDA call, so that
+ * planning never starts the GPU; without one the probe would find nothing, and radik would run
+ * on the CPU with nothing to start.
+ */
 bool
-radik_gpu_started(void)
+radik_gpu_startup_pending(void)
 {
-	return gpu_state != GPU_UNKNOWN;
+	if (radik_device_setting == RADIK_SETTING_DEVICE_CPU || gpu_state != GPU_UNKNOWN)
+		return false;
+	return access("/dev/nvidiactl", F_OK) == 0;
 }
 
 void

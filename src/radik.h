@@ -39,10 +39,10 @@ extern void radik_scan_init(void);
 extern radik_device radik_choose_device(void);
 
 /*
- * Has this backend already probed for a GPU (started it, or found none)?  Either way no start-up
- * cost is left to pay.
+ * Would radik, run now in this backend, pay for starting the GPU?  For the planner's costs; it
+ * never touches CUDA.
  */
-extern bool radik_gpu_started(void);
+extern bool radik_gpu_startup_pending(void);
 
 /* Report an engine failure as a PostgreSQL error; never returns. */
 extern void radik_engine_error(radik_status status, const radik_error *err) pg_attribute_noreturn();

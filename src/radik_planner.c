@@ -30,7 +30,7 @@
  * faster plan: both pay for reading the table and running the quals; PostgreSQL's top-N heapsort
  * then pays about 2 * cpu_operator_cost * log2(2k) per row (cost_sort), radik pays
  * radik.key_cost per row, a fixed radik.selection_cost per query, radik.gpu_startup_cost once
- * per backend before it has started the GPU, and fetching its k rows by TID (with several sort
+ * per backend before it has started the GPU (only on machines with an NVIDIA device), and fetching its k rows by TID (with several sort
  * keys, also fetching and sorting the rows tied on the first key; when only the sort key's column
  * is read, the rows are made from their keys and nothing is fetched).  radik.force makes
  * radik's path the only one wherever radik can answer.
@@ -360,7 +360,7 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	/* Extracting and selecting the first key of every qualifying row. */
 	startup += key_cost.startup + (key_cost.per_tuple + radik_key_cost) * rows;
 	startup += radik_selection_cost;
-	if (radik_device_setting != RADIK_SETTING_DEVICE_CPU && !radik_gpu_started())
+	if (radik_gpu_startup_pending())
 		startup += radik_gpu_startup_cost;
 
 	/*

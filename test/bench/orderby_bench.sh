@@ -7,12 +7,14 @@
 # the ratios.  PostgreSQL runs with 0, 2 and 8 parallel workers; radik with the plan it chooses.
 # Times are EXPLAIN (ANALYZE, TIMING OFF) execution times, median of $REPS runs.
 # Needs a running server (PGHOST/PGPORT) with radik installed and shared_buffers large enough.
-#   usage: ROWS=50000000 REPS=3 bash test/bench/orderby_bench.sh [ks...]
+#   usage: ROWS=50000000 REPS=3 PG_REPS=3 SHAPES='v i8 star where' bash test/bench/orderby_bench.sh [ks...]
 set -euo pipefail
 ROWS=${ROWS:-50000000}
 REPS=${REPS:-3}
 KS=${*:-10 1000 100000 1000000}
 WORKERS="0 2 8"
+SHAPES=${SHAPES:-v i8 star where}	# which query shapes to run (see the case below)
+PG_REPS=${PG_REPS:-$REPS}
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
 psql_q <<SQL
@@ -39,16 +41,22 @@ END \$\$;
 SQL
 
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')  host: $(hostname)  gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo none)"
-echo "rows: $ROWS  reps: $REPS (median)  shared_buffers: $(psql_q -c 'SHOW shared_buffers')"
+echo "rows: $ROWS  reps: radik $REPS, PostgreSQL $PG_REPS (median)  shared_buffers: $(psql_q -c 'SHOW shared_buffers')"
 printf '\n| query | k | PG 0 workers | PG 2 workers | PG 8 workers | radik | vs 0 | vs 2 | vs 8 | same keys |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
-for shape in "SELECT v FROM t ORDER BY v DESC" "SELECT i8 FROM t ORDER BY i8 DESC" \
-	"SELECT * FROM t ORDER BY v DESC" "SELECT v FROM t WHERE id % 10 <> 0 ORDER BY v DESC"; do
+for name in $SHAPES; do
+	case $name in
+	v) shape="SELECT v FROM t ORDER BY v DESC" ;;
+	i8) shape="SELECT i8 FROM t ORDER BY i8 DESC" ;;
+	star) shape="SELECT * FROM t ORDER BY v DESC" ;;
+	where) shape="SELECT v FROM t WHERE id % 10 <> 0 ORDER BY v DESC" ;;
+	*) echo "unknown shape $name" >&2; exit 2 ;;
+	esac
 	key=$(echo "$shape" | sed -E 's/.*ORDER BY ([a-z0-9]+).*/\1/')
 	for k in $KS; do
 		q="$shape LIMIT $k"
 		pg=()
 		for w in $WORKERS; do
-			pg+=("$(psql_q -c "LOAD 'radik'" -c "SET radik.enabled = off" -c "SET max_parallel_workers_per_gather = $w" -c "SELECT round(bench_ms('$q', $REPS)::numeric, 1)")")
+			pg+=("$(psql_q -c "LOAD 'radik'" -c "SET radik.enabled = off" -c "SET max_parallel_workers_per_gather = $w" -c "SELECT round(bench_ms('$q', $PG_REPS)::numeric, 1)")")
 		done
 		# radik: its own plan (it runs in the leader); the first run in the session pays the GPU start
 		rk=$(psql_q -c "LOAD 'radik'" -c "SET radik.force = on" -c "SELECT bench_ms('$q', 1)" -c "SELECT round(bench_ms('$q', $REPS)::numeric, 1)" | tail -1)
