@@ -9,4 +9,9 @@ bash .gpu/on-host start -c shared_buffers=16GB -c max_worker_processes=16 >"$OUT
 source .gpu/env
 { make -s -j16 with_llvm=no && make -s with_llvm=no install; } >"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
 bash test/bench/orderby_bench.sh "$@" 2>&1 | tee "$OUT/bench.md"
+# where the time goes in radik's plan (scan, copy, select), for the first and the last k
+for k in ${1:-10} ${@: -1}; do
+	psql -X -c "LOAD 'radik'" -c "SET radik.force = on" -c "EXPLAIN (ANALYZE) SELECT v FROM t ORDER BY v DESC LIMIT $k" \
+		-c "EXPLAIN (ANALYZE) SELECT * FROM t ORDER BY v DESC LIMIT $k" 2>&1 | tee -a "$OUT/explain.txt"
+done
 bash .gpu/on-host stop >/dev/null 2>&1 || true
