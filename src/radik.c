@@ -24,6 +24,7 @@ int			radik_device_setting = RADIK_SETTING_DEVICE_AUTO;
 double		radik_gpu_startup_cost = 300000.0;
 double		radik_key_cost = 0.0025;
 double		radik_selection_cost = 100.0;
+double		radik_gpu_min_rows = 1000000.0;
 
 static const struct config_enum_entry radik_device_options[] = {
 	{"auto", RADIK_SETTING_DEVICE_AUTO, false},
@@ -103,6 +104,15 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomRealVariable("radik.gpu_min_rows",
+							 "Sets the table size below which radik.device = auto selects on the CPU.",
+							 "A GPU selection has fixed costs (pinned buffers, kernel launches, copies) that a small table does not repay; such tables are selected by the CPU twin, which gives the same answers.  Estimated from the table's statistics and its current size.",
+							 &radik_gpu_min_rows,
+							 1000000.0, 0.0, 1e15,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("radik");
 
 	radik_planner_init();
@@ -110,12 +120,14 @@ _PG_init(void)
 }
 
 radik_device
-radik_choose_device(void)
+radik_choose_device(double expected_rows)
 {
 	char		name[128];
 	radik_error err;
 
 	if (radik_device_setting == RADIK_SETTING_DEVICE_CPU)
+		return RADIK_DEVICE_CPU;
+	if (radik_device_setting == RADIK_SETTING_DEVICE_AUTO && expected_rows < radik_gpu_min_rows)
 		return RADIK_DEVICE_CPU;
 
 	if (gpu_state == GPU_UNKNOWN)
@@ -144,15 +156,17 @@ radik_choose_device(void)
 }
 
 /*
- * True while radik.device allows the GPU, this backend has not probed it yet, and the machine has
- * an NVIDIA device node.  The node is looked for with access(), not with a CUDA call, so that
+ * True while radik.device allows the GPU for a table of expected_rows rows, this backend has not
+ * probed it yet, and the machine has an NVIDIA device node.  The node is looked for with access(), not with a CUDA call, so that
  * planning never starts the GPU; without one the probe would find nothing, and radik would run
  * on the CPU with nothing to start.
  */
 bool
-radik_gpu_startup_pending(void)
+radik_gpu_startup_pending(double expected_rows)
 {
 	if (radik_device_setting == RADIK_SETTING_DEVICE_CPU || gpu_state != GPU_UNKNOWN)
+		return false;
+	if (radik_device_setting == RADIK_SETTING_DEVICE_AUTO && expected_rows < radik_gpu_min_rows)
 		return false;
 	return access("/dev/nvidiactl", F_OK) == 0;
 }

@@ -26,23 +26,25 @@ extern int	radik_device_setting;
 extern double radik_gpu_startup_cost;
 extern double radik_key_cost;
 extern double radik_selection_cost;
+extern double radik_gpu_min_rows;
 
 /* Each part's registration, called once from _PG_init. */
 extern void radik_planner_init(void);
 extern void radik_scan_init(void);
 
 /*
- * The engine device to use now, per radik.device: the GPU when allowed and present (probing it
- * lazily on first use in this backend), else the CPU twin.  Raises an error when radik.device =
- * gpu and no GPU can be used.
+ * The engine device to use now for a table of about expected_rows rows, per radik.device: the
+ * GPU when allowed and present (probing it lazily on first use in this backend) and, under auto,
+ * the table holds at least radik.gpu_min_rows rows; else the CPU twin.  Raises an error when
+ * radik.device = gpu and no GPU can be used.
  */
-extern radik_device radik_choose_device(void);
+extern radik_device radik_choose_device(double expected_rows);
 
 /*
  * Would radik, run now in this backend, pay for starting the GPU?  For the planner's costs; it
  * never touches CUDA.
  */
-extern bool radik_gpu_startup_pending(void);
+extern bool radik_gpu_startup_pending(double expected_rows);
 
 /* Report an engine failure as a PostgreSQL error; never returns. */
 extern void radik_engine_error(radik_status status, const radik_error *err) pg_attribute_noreturn();

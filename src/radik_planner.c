@@ -360,7 +360,7 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	/* Extracting and selecting the first key of every qualifying row. */
 	startup += key_cost.startup + (key_cost.per_tuple + radik_key_cost) * rows;
 	startup += radik_selection_cost;
-	if (radik_gpu_startup_pending())
+	if (radik_gpu_startup_pending(tuples))
 		startup += radik_gpu_startup_cost;
 
 	/*

@@ -375,6 +375,19 @@ choose_cut(int64 k, bool with_ties, bool nulls_first, int64 nnull, const uint64 
 	return false;
 }
 
+/*
+ * About how many rows the table holds now, for choosing the device: the statistics' density
+ * times the current number of blocks, as the planner estimates it; a table never analyzed is
+ * assumed full.
+ */
+static double
+estimate_table_rows(Relation rel, BlockNumber nblocks)
+{
+	if (rel->rd_rel->relpages > 0 && rel->rd_rel->reltuples >= 0)
+		return rel->rd_rel->reltuples / rel->rd_rel->relpages * nblocks;
+	return (double) nblocks * MaxHeapTuplesPerPage;
+}
+
 void
 radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 				  ExprState *qual, const RadikSortKey *key, int64 k, bool with_ties,
@@ -426,15 +439,15 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	if (key->attnum > 0)
 		column_reader_init(&reader.column, rel, key->attnum);
 
-	/* Decide the device first: radik.device = gpu without a GPU fails before any work. */
-	device = radik_choose_device();
-
 	/*
 	 * No visible row lies beyond the blocks the table has now, so this bounds the rows the scan
 	 * can find; k beyond it (or no limit at all) means every row, in order.  (Other table AMs
 	 * get a bound that never cuts; the engine never sizes anything by k.)
 	 */
 	nblocks = RelationGetNumberOfBlocks(rel);
+
+	/* Decide the device first: radik.device = gpu without a GPU fails before any work. */
+	device = radik_choose_device(estimate_table_rows(rel, nblocks));
 	if (rel->rd_rel->relam == HEAP_TABLE_AM_OID)
 		row_bound = (uint64) nblocks * MaxHeapTuplesPerPage;
 	else

@@ -38,9 +38,15 @@ LOAD 'radik';
 DROP TABLE IF EXISTS gpu_demo;
 CREATE TABLE gpu_demo AS SELECT g AS id, random() AS v FROM generate_series(1, 2000000) g;
 ANALYZE gpu_demo;
-SET radik.device = gpu; SET radik.force = on;
+-- radik.device = auto: the 2M-row table is selected on the GPU (the first query in the session
+-- pays the GPU start), a 1000-row one on the CPU (below radik.gpu_min_rows)
+SET radik.device = auto; SET radik.force = on;
 EXPLAIN (ANALYZE) SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 5;
 EXPLAIN (ANALYZE) SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 5;
+CREATE TABLE gpu_demo_small AS SELECT * FROM gpu_demo WHERE id <= 1000;
+ANALYZE gpu_demo_small;
+EXPLAIN (ANALYZE) SELECT * FROM gpu_demo_small ORDER BY v DESC LIMIT 5;
+DROP TABLE gpu_demo_small;
 CREATE TEMP TABLE radik_answer AS SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000;
 SET radik.enabled = off;
 CREATE TEMP TABLE pg_answer AS SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000;
