@@ -183,6 +183,54 @@ LANGUAGE sql AS $$
 						 NULL, keys, format('SELECT %s FROM %s', sel, src))
 $$;
 
+-- radik_topk_check(tbl, col, k, smallest, nulls), for radik_topk.sql and radik_topk_security.sql,
+-- asks radik_topk and PostgreSQL (radik.enabled = off) the same question and compares the answers
+-- inside the test, run as the calling role (so the same row-level security policies apply to
+-- both halves).  Rows with equal keys may legitimately be cut differently at the boundary, so it
+-- compares the keys rank by rank, and checks that the rows radik returns really are rows of the
+-- table:
+--   n        rows returned
+--   tids_ok  TID form: keys equal PostgreSQL's, rank by rank; ranks are 1..n; every row_id is a
+--            distinct visible row of the table
+--   rows_ok  row form: keys equal PostgreSQL's, rank by rank; every row returned is a row of the
+--            table (as a multiset)
+-- It calls radik_topk only through dynamic SQL, so it survives radik_topk_security.sql dropping
+-- and recreating the extension.
+CREATE FUNCTION radik_topk_check(tbl regclass, col name, k bigint,
+							smallest boolean DEFAULT false, nulls text DEFAULT 'exclude')
+RETURNS TABLE (n bigint, tids_ok boolean, rows_ok boolean)
+LANGUAGE plpgsql SET radik.enabled = off AS $check$
+DECLARE
+	dir text := CASE WHEN smallest THEN 'ASC' ELSE 'DESC' END
+		|| CASE WHEN nulls = 'first' THEN ' NULLS FIRST' ELSE ' NULLS LAST' END;
+	filter text := CASE WHEN nulls = 'exclude' THEN format('WHERE %I IS NOT NULL', col) ELSE '' END;
+BEGIN
+	RETURN QUERY EXECUTE format($q$
+		WITH postgres AS (
+			SELECT array_agg(key ORDER BY key %1$s) AS keys
+			FROM (SELECT %2$I AS key FROM %3$s %4$s ORDER BY %2$I %1$s LIMIT $3) s),
+		tids AS (
+			SELECT r.rank, r.row_id, t.%2$I AS key, t.ctid IS NOT NULL AS found
+			FROM radik_topk($1, $2, $3, $4, $5) r LEFT JOIN %3$s t ON t.ctid = r.row_id),
+		rows AS (
+			SELECT x.ordinality AS rank, x.%2$I AS key, to_jsonb(x) - 'ordinality' AS row
+			FROM radik_topk(NULL::%3$s, $2, $3, $4, $5) WITH ORDINALITY AS x)
+		SELECT (SELECT count(*) FROM tids),
+			(SELECT array_agg(key ORDER BY rank) FROM tids)
+				IS NOT DISTINCT FROM (SELECT keys FROM postgres)
+			AND (SELECT coalesce(bool_and(found), true)
+					AND count(DISTINCT row_id) = count(*)
+					AND count(DISTINCT rank) = count(*)
+					AND coalesce(min(rank), 1) = 1 AND coalesce(max(rank), 0) = count(*)
+				 FROM tids),
+			(SELECT array_agg(key ORDER BY rank) FROM rows)
+				IS NOT DISTINCT FROM (SELECT keys FROM postgres)
+			AND NOT EXISTS (SELECT row FROM rows EXCEPT ALL SELECT to_jsonb(t) FROM %3$s t)
+		$q$, dir, col, tbl, filter)
+	USING tbl, col, k, smallest, nulls;
+END
+$check$;
+
 -- The table most tests read: every supported key type, with NULLs, NaN, infinities, -0.0,
 -- extreme values, ties (values repeat), an all-equal column and an all-NULL column.
 CREATE TABLE radik_t (

@@ -1,49 +1,8 @@
 -- radik_topk(): the SQL function, compared with PostgreSQL's own ORDER BY ... LIMIT.
 --
--- radik_topk_check() asks radik_topk and PostgreSQL (radik.enabled = off) the same question and
--- compares the answers inside the test, so a wrong answer fails whatever this file expects.
--- Rows with equal keys may legitimately be cut differently at the boundary, so it compares the
--- keys rank by rank, and checks that the rows radik returns really are rows of the table:
---   n        rows returned
---   tids_ok  TID form: keys equal PostgreSQL's, rank by rank; ranks are 1..n; every row_id is a
---            distinct visible row of the table
---   rows_ok  row form: keys equal PostgreSQL's, rank by rank; every row returned is a row of the
---            table (as a multiset)
+-- Every answer is checked with radik_topk_check() (defined in radik_setup.sql), which compares it
+-- with PostgreSQL's own answer inside the test, so a wrong answer fails whatever this file expects.
 SET extra_float_digits = 0;
-CREATE FUNCTION radik_topk_check(tbl regclass, col name, k bigint,
-							smallest boolean DEFAULT false, nulls text DEFAULT 'exclude')
-RETURNS TABLE (n bigint, tids_ok boolean, rows_ok boolean)
-LANGUAGE plpgsql SET radik.enabled = off AS $check$
-DECLARE
-	dir text := CASE WHEN smallest THEN 'ASC' ELSE 'DESC' END
-		|| CASE WHEN nulls = 'first' THEN ' NULLS FIRST' ELSE ' NULLS LAST' END;
-	filter text := CASE WHEN nulls = 'exclude' THEN format('WHERE %I IS NOT NULL', col) ELSE '' END;
-BEGIN
-	RETURN QUERY EXECUTE format($q$
-		WITH postgres AS (
-			SELECT array_agg(key ORDER BY key %1$s) AS keys
-			FROM (SELECT %2$I AS key FROM %3$s %4$s ORDER BY %2$I %1$s LIMIT $3) s),
-		tids AS (
-			SELECT r.rank, r.row_id, t.%2$I AS key, t.ctid IS NOT NULL AS found
-			FROM radik_topk($1, $2, $3, $4, $5) r LEFT JOIN %3$s t ON t.ctid = r.row_id),
-		rows AS (
-			SELECT x.ordinality AS rank, x.%2$I AS key, to_jsonb(x) - 'ordinality' AS row
-			FROM radik_topk(NULL::%3$s, $2, $3, $4, $5) WITH ORDINALITY AS x)
-		SELECT (SELECT count(*) FROM tids),
-			(SELECT array_agg(key ORDER BY rank) FROM tids)
-				IS NOT DISTINCT FROM (SELECT keys FROM postgres)
-			AND (SELECT coalesce(bool_and(found), true)
-					AND count(DISTINCT row_id) = count(*)
-					AND count(DISTINCT rank) = count(*)
-					AND coalesce(min(rank), 1) = 1 AND coalesce(max(rank), 0) = count(*)
-				 FROM tids),
-			(SELECT array_agg(key ORDER BY rank) FROM rows)
-				IS NOT DISTINCT FROM (SELECT keys FROM postgres)
-			AND NOT EXISTS (SELECT row FROM rows EXCEPT ALL SELECT to_jsonb(t) FROM %3$s t)
-		$q$, dir, col, tbl, filter)
-	USING tbl, col, k, smallest, nulls;
-END
-$check$;
 
 -- Keys of every supported kind, with ties, NULLs, NaN, -0.0, +0.0 and both infinities.
 CREATE TABLE topk_events (
@@ -324,7 +283,6 @@ SELECT p.oid::regprocedure, p.provolatile, p.proparallel, p.proisstrict, p.prore
 FROM pg_proc p WHERE p.proname = 'radik_topk' ORDER BY 1::text;
 
 DROP FUNCTION topk_plan_rows(text);
-DROP FUNCTION radik_topk_check(regclass, name, bigint, boolean, text);
 DROP VIEW topk_players_view;
 DROP MATERIALIZED VIEW topk_events_mv, topk_events_mv_empty;
 DROP TABLE topk_events, topk_players, topk_wide, topk_empty, topk_all_nulls, topk_with_domain, topk_big, topk_parted, topk_temp_scores;

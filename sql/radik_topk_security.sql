@@ -1,44 +1,11 @@
 -- radik_topk() and security: the privileges the same SELECT would need, row-level security,
 -- names resolved as identifiers, and an install script that search_path cannot capture.
 --
--- radik_topk_check() (as in radik_topk.sql) compares radik_topk's answer with PostgreSQL's own
--- ORDER BY ... LIMIT (radik.enabled = off), run as the same role, so the same policies apply to
--- both: n rows returned; tids_ok and rows_ok: the TID form and the row form agree with it.
+-- radik_topk_check() (defined in radik_setup.sql) compares radik_topk's answer with
+-- PostgreSQL's own ORDER BY ... LIMIT (radik.enabled = off), run as the same role, so the same
+-- policies apply to both: n rows returned; tids_ok and rows_ok: the TID form and the row form
+-- agree with it.
 SET extra_float_digits = 0;
-CREATE FUNCTION radik_topk_check(tbl regclass, col name, k bigint,
-							smallest boolean DEFAULT false, nulls text DEFAULT 'exclude')
-RETURNS TABLE (n bigint, tids_ok boolean, rows_ok boolean)
-LANGUAGE plpgsql SET radik.enabled = off AS $check$
-DECLARE
-	dir text := CASE WHEN smallest THEN 'ASC' ELSE 'DESC' END
-		|| CASE WHEN nulls = 'first' THEN ' NULLS FIRST' ELSE ' NULLS LAST' END;
-	filter text := CASE WHEN nulls = 'exclude' THEN format('WHERE %I IS NOT NULL', col) ELSE '' END;
-BEGIN
-	RETURN QUERY EXECUTE format($q$
-		WITH postgres AS (
-			SELECT array_agg(key ORDER BY key %1$s) AS keys
-			FROM (SELECT %2$I AS key FROM %3$s %4$s ORDER BY %2$I %1$s LIMIT $3) s),
-		tids AS (
-			SELECT r.rank, r.row_id, t.%2$I AS key, t.ctid IS NOT NULL AS found
-			FROM radik_topk($1, $2, $3, $4, $5) r LEFT JOIN %3$s t ON t.ctid = r.row_id),
-		rows AS (
-			SELECT x.ordinality AS rank, x.%2$I AS key, to_jsonb(x) - 'ordinality' AS row
-			FROM radik_topk(NULL::%3$s, $2, $3, $4, $5) WITH ORDINALITY AS x)
-		SELECT (SELECT count(*) FROM tids),
-			(SELECT array_agg(key ORDER BY rank) FROM tids)
-				IS NOT DISTINCT FROM (SELECT keys FROM postgres)
-			AND (SELECT coalesce(bool_and(found), true)
-					AND count(DISTINCT row_id) = count(*)
-					AND count(DISTINCT rank) = count(*)
-					AND coalesce(min(rank), 1) = 1 AND coalesce(max(rank), 0) = count(*)
-				 FROM tids),
-			(SELECT array_agg(key ORDER BY rank) FROM rows)
-				IS NOT DISTINCT FROM (SELECT keys FROM postgres)
-			AND NOT EXISTS (SELECT row FROM rows EXCEPT ALL SELECT to_jsonb(t) FROM %3$s t)
-		$q$, dir, col, tbl, filter)
-	USING tbl, col, k, smallest, nulls;
-END
-$check$;
 
 CREATE ROLE regress_radik_topk_owner;
 CREATE ROLE regress_radik_topk_reader;
@@ -224,7 +191,6 @@ SET search_path = radik_topk_sec, public;
 SELECT * FROM radik_topk_check('topk_accounts', 'balance', 30);
 RESET search_path;
 
-DROP FUNCTION radik_topk_check(regclass, name, bigint, boolean, text);
 DROP SCHEMA radik_topk_evil CASCADE;
 DROP SCHEMA radik_topk_sec CASCADE;
 DROP ROLE regress_radik_topk_owner;

@@ -223,27 +223,53 @@ compare_unsigned(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
+/*
+ * What every numeric type draws alike: DIST_FEW_DISTINCT and DIST_ALL_EQUAL take a value from
+ * the pool (*value set, returns 1); any other distribution returns 0 and draws nothing.
+ */
+static int
+draw_from_pool(key_distribution dist, const uint64_t *pool, uint64_t *value)
+{
+	if (dist == DIST_FEW_DISTINCT)
+		*value = pool[rng_below(4)];
+	else if (dist == DIST_ALL_EQUAL)
+		*value = pool[0];
+	else
+		return 0;
+	return 1;
+}
+
+/* Should this DIST_SPECIALS value be one of the type's special values?  (Half of them are.) */
+static int
+draws_special(key_distribution dist)
+{
+	return dist == DIST_SPECIALS && rng_below(2);
+}
+
+/* PostgreSQL's order of floats: NaN equals NaN and sorts above everything else. */
+static int
+compare_floating(double x, double y)
+{
+	if (isnan(x))
+		return isnan(y) ? 0 : 1;
+	if (isnan(y))
+		return -1;
+	return x < y ? -1 : x > y;
+}
+
 /* int16 */
 static uint64_t
 draw_int16(key_distribution dist, const uint64_t *pool)
 {
 	static const int16_t specials[] = {INT16_MIN, INT16_MAX, 0, -1, 1, INT16_MIN + 1};
+	uint64_t	value;
 
-	switch (dist)
-	{
-		case DIST_SPECIALS:
-			if (rng_below(2))
-				return (uint64_t) (int64_t) specials[rng_below(LENGTH(specials))];
-			break;
-		case DIST_FEW_DISTINCT:
-			return pool[rng_below(4)];
-		case DIST_ALL_EQUAL:
-			return pool[0];
-		case DIST_NARROW:
-			return (uint64_t) (int64_t) (int16_t) (100 + rng_below(50));
-		default:
-			break;
-	}
+	if (draw_from_pool(dist, pool, &value))
+		return value;
+	if (draws_special(dist))
+		return (uint64_t) (int64_t) specials[rng_below(LENGTH(specials))];
+	if (dist == DIST_NARROW)
+		return (uint64_t) (int64_t) (int16_t) (100 + rng_below(50));
 	return (uint64_t) (int64_t) (int16_t) rng_next();
 }
 
@@ -270,22 +296,14 @@ static uint64_t
 draw_int32(key_distribution dist, const uint64_t *pool)
 {
 	static const int32_t specials[] = {INT32_MIN, INT32_MAX, 0, -1, 1, INT32_MIN + 1};
+	uint64_t	value;
 
-	switch (dist)
-	{
-		case DIST_SPECIALS:
-			if (rng_below(2))
-				return (uint64_t) (int64_t) specials[rng_below(LENGTH(specials))];
-			break;
-		case DIST_FEW_DISTINCT:
-			return pool[rng_below(4)];
-		case DIST_ALL_EQUAL:
-			return pool[0];
-		case DIST_NARROW:
-			return (uint64_t) (int64_t) (int32_t) (-500 + (int32_t) rng_below(1000));
-		default:
-			break;
-	}
+	if (draw_from_pool(dist, pool, &value))
+		return value;
+	if (draws_special(dist))
+		return (uint64_t) (int64_t) specials[rng_below(LENGTH(specials))];
+	if (dist == DIST_NARROW)
+		return (uint64_t) (int64_t) (int32_t) (-500 + (int32_t) rng_below(1000));
 	return (uint64_t) (int64_t) (int32_t) rng_next();
 }
 
@@ -321,22 +339,14 @@ draw_int64(key_distribution dist, const uint64_t *pool)
 {
 	static const int64_t specials[] = {INT64_MIN, INT64_MAX, 0, -1, 1, INT64_MIN + 1,
 	INT32_MIN, (int64_t) INT32_MAX + 1};
+	uint64_t	value;
 
-	switch (dist)
-	{
-		case DIST_SPECIALS:
-			if (rng_below(2))
-				return (uint64_t) specials[rng_below(LENGTH(specials))];
-			break;
-		case DIST_FEW_DISTINCT:
-			return pool[rng_below(4)];
-		case DIST_ALL_EQUAL:
-			return pool[0];
-		case DIST_NARROW:
-			return (uint64_t) (INT64_C(1) << 40) + rng_below(3000);
-		default:
-			break;
-	}
+	if (draw_from_pool(dist, pool, &value))
+		return value;
+	if (draws_special(dist))
+		return (uint64_t) specials[rng_below(LENGTH(specials))];
+	if (dist == DIST_NARROW)
+		return (uint64_t) (INT64_C(1) << 40) + rng_below(3000);
 	return rng_next();
 }
 
@@ -371,21 +381,14 @@ round_trips_int64(uint64_t v)
 static uint64_t
 draw_float4(key_distribution dist, const uint64_t *pool)
 {
-	switch (dist)
-	{
-		case DIST_SPECIALS:
-			if (rng_below(2))
-				return float4_special_bits[rng_below(LENGTH(float4_special_bits))];
-			break;
-		case DIST_FEW_DISTINCT:
-			return pool[rng_below(4)];
-		case DIST_ALL_EQUAL:
-			return pool[0];
-		case DIST_NARROW:
-			return bits_from_float4(1.0f + (float) rng_below(4000) / 8192.0f);
-		default:
-			break;
-	}
+	uint64_t	value;
+
+	if (draw_from_pool(dist, pool, &value))
+		return value;
+	if (draws_special(dist))
+		return float4_special_bits[rng_below(LENGTH(float4_special_bits))];
+	if (dist == DIST_NARROW)
+		return bits_from_float4(1.0f + (float) rng_below(4000) / 8192.0f);
 	if (rng_below(4) == 0)
 		return (uint32_t) rng_next();	/* any bit pattern, NaNs included */
 	return bits_from_float4((float) ((double) (int64_t) rng_next() / 9.2e14));
@@ -400,14 +403,7 @@ key_float4(uint64_t v)
 static int
 compare_float4(uint64_t a, uint64_t b)
 {
-	float		x = float4_from_bits((uint32_t) a);
-	float		y = float4_from_bits((uint32_t) b);
-
-	if (isnan(x))
-		return isnan(y) ? 0 : 1;
-	if (isnan(y))
-		return -1;
-	return x < y ? -1 : x > y;
+	return compare_floating(float4_from_bits((uint32_t) a), float4_from_bits((uint32_t) b));
 }
 
 static int
@@ -427,21 +423,14 @@ round_trips_float4(uint64_t v)
 static uint64_t
 draw_float8(key_distribution dist, const uint64_t *pool)
 {
-	switch (dist)
-	{
-		case DIST_SPECIALS:
-			if (rng_below(2))
-				return float8_special_bits[rng_below(LENGTH(float8_special_bits))];
-			break;
-		case DIST_FEW_DISTINCT:
-			return pool[rng_below(4)];
-		case DIST_ALL_EQUAL:
-			return pool[0];
-		case DIST_NARROW:
-			return bits_from_float8(1.0 + (double) rng_below(4000) * DBL_EPSILON);
-		default:
-			break;
-	}
+	uint64_t	value;
+
+	if (draw_from_pool(dist, pool, &value))
+		return value;
+	if (draws_special(dist))
+		return float8_special_bits[rng_below(LENGTH(float8_special_bits))];
+	if (dist == DIST_NARROW)
+		return bits_from_float8(1.0 + (double) rng_below(4000) * DBL_EPSILON);
 	if (rng_below(4) == 0)
 		return rng_next();		/* any bit pattern, NaNs included */
 	return bits_from_float8((double) (int64_t) rng_next() / 9.2e14);
@@ -456,14 +445,7 @@ key_float8(uint64_t v)
 static int
 compare_float8(uint64_t a, uint64_t b)
 {
-	double		x = float8_from_bits(a);
-	double		y = float8_from_bits(b);
-
-	if (isnan(x))
-		return isnan(y) ? 0 : 1;
-	if (isnan(y))
-		return -1;
-	return x < y ? -1 : x > y;
+	return compare_floating(float8_from_bits(a), float8_from_bits(b));
 }
 
 static int
@@ -510,21 +492,14 @@ round_trips_bool(uint64_t v)
 static uint64_t
 draw_oid(key_distribution dist, const uint64_t *pool)
 {
-	switch (dist)
-	{
-		case DIST_SPECIALS:
-			if (rng_below(2))
-				return rng_below(2) ? 0 : UINT32_MAX;
-			break;
-		case DIST_FEW_DISTINCT:
-			return pool[rng_below(4)];
-		case DIST_ALL_EQUAL:
-			return pool[0];
-		case DIST_NARROW:
-			return 16384 + rng_below(300);
-		default:
-			break;
-	}
+	uint64_t	value;
+
+	if (draw_from_pool(dist, pool, &value))
+		return value;
+	if (draws_special(dist))
+		return rng_below(2) ? 0 : UINT32_MAX;
+	if (dist == DIST_NARROW)
+		return 16384 + rng_below(300);
 	return (uint32_t) rng_next();
 }
 
