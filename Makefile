@@ -26,7 +26,7 @@ REGRESS = radik_setup radik_types radik_order radik_limit radik_rows radik_plan 
 	radik_prepared radik_cancel radik_topk radik_topk_security radik_review
 REGRESS_OPTS = --inputdir=. --outputdir=test/results --load-extension=radik --no-locale
 
-ISOLATION = radik_concurrent
+ISOLATION = radik_concurrent radik_topk_temp
 ISOLATION_OPTS = --inputdir=test/isolation --outputdir=test/results/isolation --load-extension=radik --no-locale
 
 # CUDA: found on PATH or in /usr/local/cuda; absent means a CPU-only build.
