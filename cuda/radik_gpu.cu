@@ -704,22 +704,37 @@ radik_gpu_chunk_buffer(void *state, void **keys, uint64_t **ids, size_t *capacit
 	return RADIK_OK;
 }
 
+/*
+ * Select the best k of the device's rows (ws->work_*, more than k of them) into ws->out_*,
+ * unsorted; with sort, also into ws->candidate_*[0] in order.
+ */
+template <typename Key>
+static radik_status
+select_pushed_rows(GpuSelection *sel, bool sort, radik_error *err)
+{
+	Workspace  *ws = sel->ws;
+	const uint64_t offsets[2] = {0, sel->count};
+	const uint64_t out_offsets[1] = {0};
+	const uint64_t ks[1] = {sel->k};
+
+	/* prepared before any pointer into ws's buffers is taken */
+	STATUS_TRY(prepare_selection<Key>(ws, sel->count, sel->k, 1, ws->stream, err));
+	return run_selection<Key>(ws, ws->stream, (const Key *) ws->work_keys.ptr,
+							  (const uint64_t *) ws->work_ids.ptr, 1, offsets, ks, out_offsets,
+							  (Key *) ws->out_keys.ptr, (uint64_t *) ws->out_ids.ptr,
+							  sort ? (Key *) ws->candidate_keys[0].ptr : NULL,
+							  sort ? (uint64_t *) ws->candidate_ids[0].ptr : NULL, err);
+}
+
 /* Cut the device's rows back to the best k (unsorted), in place of the work buffer. */
 template <typename Key>
 static radik_status
 compact(GpuSelection *sel, radik_error *err)
 {
 	Workspace  *ws = sel->ws;
-	const uint64_t offsets[2] = {0, sel->count};
-	const uint64_t out_offsets[1] = {0};
-	const uint64_t ks[1] = {sel->k};
 	DeviceBuffer swap;
 
-	STATUS_TRY(prepare_selection<Key>(ws, sel->count, sel->k, 1, ws->stream, err));
-	STATUS_TRY(run_selection<Key>(ws, ws->stream, (const Key *) ws->work_keys.ptr,
-								  (const uint64_t *) ws->work_ids.ptr, 1, offsets, ks,
-								  out_offsets, (Key *) ws->out_keys.ptr,
-								  (uint64_t *) ws->out_ids.ptr, NULL, NULL, err));
+	STATUS_TRY(select_pushed_rows<Key>(sel, false, err));
 	swap = ws->work_keys;
 	ws->work_keys = ws->out_keys;
 	ws->out_keys = swap;
@@ -808,26 +823,19 @@ static radik_status
 finish(GpuSelection *sel, radik_error *err)
 {
 	Workspace  *ws = sel->ws;
-	const uint64_t offsets[2] = {0, sel->count};
-	const uint64_t out_offsets[1] = {0};
-	const uint64_t ks[1] = {sel->k};
 
 	sel->result_count = sel->k < sel->count ? sel->k : sel->count;
 	if (sel->result_count == 0)
 		return RADIK_OK;
-	STATUS_TRY(prepare_selection<Key>(ws, sel->count, sel->result_count, 1, ws->stream, err));
 	if (sel->count > sel->k)
-		STATUS_TRY(run_selection<Key>(ws, ws->stream, (const Key *) ws->work_keys.ptr,
-									  (const uint64_t *) ws->work_ids.ptr, 1, offsets, ks,
-									  out_offsets, (Key *) ws->out_keys.ptr,
-									  (uint64_t *) ws->out_ids.ptr,
-									  (Key *) ws->candidate_keys[0].ptr,
-									  (uint64_t *) ws->candidate_ids[0].ptr, err));
+		STATUS_TRY(select_pushed_rows<Key>(sel, true, err));
 	else
 	{
 		/* everything pushed is selected: just sort it */
-		size_t		temp_bytes = ws->sort_temp.bytes;
+		size_t		temp_bytes;
 
+		STATUS_TRY(prepare_selection<Key>(ws, sel->count, sel->count, 1, ws->stream, err));
+		temp_bytes = ws->sort_temp.bytes;
 		CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->sort_temp.ptr, temp_bytes,
 												 (const Key *) ws->work_keys.ptr,
 												 (Key *) ws->candidate_keys[0].ptr,

@@ -161,6 +161,15 @@ segment_histogram(unsigned long long *histograms, int parity, int segments, int 
 	return histograms + ((size_t) parity * segments + s) * BINS;
 }
 
+/* Add a block's shared-memory histogram to a global one: one atomic per non-empty bin. */
+__device__ __forceinline__ void
+add_block_histogram(const unsigned int *block, unsigned long long *global)
+{
+	for (int b = threadIdx.x; b < BINS; b += THREADS)
+		if (block[b] != 0)
+			atomicAdd(&global[b], (unsigned long long) block[b]);
+}
+
 /* Shared-memory histogram update, optionally aggregated over the lanes of a warp that agree. */
 __device__ __forceinline__ void
 count_bin(unsigned int *histogram, int bin, bool valid, int warp_aggregate)
@@ -393,12 +402,7 @@ histogram_kernel(SelectArgs<Key> a)
 		}
 	}
 	__syncthreads();
-
-	unsigned long long *global = segment_histogram(a.histograms, 0, a.segments, s);
-
-	for (int b = threadIdx.x; b < BINS; b += THREADS)
-		if (histogram[b] != 0)
-			atomicAdd(&global[b], (unsigned long long) histogram[b]);
+	add_block_histogram(histogram, segment_histogram(a.histograms, 0, a.segments, s));
 }
 
 /*
@@ -558,6 +562,100 @@ flush_warp_buffer(const Key *buffer_keys, const uint64_t *buffer_ids, unsigned i
 	__syncwarp();
 }
 
+/*
+ * What a block of either filter takes from its segment's state before its first tile: this
+ * round's bins, where its keys come from and where its survivors go.  A filter asks
+ * filter_block_due whether it has work, then read_filter_pass fills this, and the filter copies
+ * action into a variable of its own.  Both measured with ptxas -v: one function that fills this
+ * only on the paths where the block has work, or an inner loop that reads action from here,
+ * cost the filters up to four registers and the branch-free sorting of a tile's keys.
+ */
+template <typename Key>
+struct FilterPass
+{
+	int			segment;
+	SegmentState *st;
+	int			action;			/* what the chosen bin's keys become */
+	unsigned long long length;	/* keys to read: the input's or the source buffer's count */
+	int			shift;
+	int			width;
+	unsigned long long prefix;
+	int			chosen;			/* bins below it go out, the chosen one is taken or kept */
+	Key			speculative_low;
+	Key			speculative_high;
+	unsigned long long out_limit;	/* a speculative pass writes no more than k */
+	unsigned long long k_remaining;
+	int			next_shift;		/* the kept keys' digit, counted for the next round */
+	int			next_width;
+	unsigned long long next_prefix;
+	int			target;			/* candidate buffer the kept keys go to */
+	const Key  *keys;
+	const uint64_t *ids;		/* NULL: an entry's id is its index */
+	Key		   *out_keys;
+	uint64_t   *out_ids;
+	Key		   *keep_keys;
+	uint64_t   *keep_ids;
+};
+
+/*
+ * Whether this block of a filter pass has work: its segment is not done, this pass is its own
+ * this round, and its first tile lies within the keys.
+ */
+template <typename Key, bool SPECULATIVE>
+__device__ __forceinline__ bool
+filter_block_due(const SelectArgs<Key> &a, int round)
+{
+	const int	s = blockIdx.y + a.segment_base;
+	const SegmentState *st = &a.states[s];
+	const int	action = st->action;
+
+	if (action == ACTION_DONE || (SPECULATIVE && st->fallback) ||
+		(!SPECULATIVE && round == 0 && !st->fallback))
+		return false;
+
+	const int	source = SPECULATIVE ? -1 : st->source;
+	const unsigned long long length = source < 0 ? st->length : st->candidate_count[source];
+
+	return (unsigned long long) blockIdx.x * Tile<Key>::SIZE < length;
+}
+
+/* Fill f for a block that filter_block_due let through (the loads they share are read once). */
+template <typename Key, bool SPECULATIVE>
+__device__ __forceinline__ void
+read_filter_pass(const SelectArgs<Key> &a, FilterPass<Key> &f)
+{
+	const int	s = blockIdx.y + a.segment_base;
+	SegmentState *st = &a.states[s];
+	const int	source = SPECULATIVE ? -1 : st->source;
+	const unsigned long long begin = a.seg_offsets[s];
+
+	f.segment = s;
+	f.st = st;
+	f.action = st->action;
+	f.length = source < 0 ? st->length : st->candidate_count[source];
+	f.shift = st->shift;
+	f.width = st->width;
+	f.prefix = st->prefix;
+	f.chosen = SPECULATIVE ? 1 : st->chosen_bin;
+	f.speculative_low = (Key) st->speculative_low;
+	f.speculative_high = (Key) st->speculative_high;
+	f.out_limit = SPECULATIVE ? st->k_remaining : ~0ull;
+	f.k_remaining = st->k_remaining;
+	f.next_shift = st->next_shift;
+	f.next_width = st->next_width;
+	f.next_prefix = st->next_prefix;
+	f.target = source == 0 ? 1 : 0;
+	/* (no run-time index into the parameter arrays: that would copy them to local memory) */
+	f.keys = source < 0 ? a.keys + begin :
+		(source == 0 ? a.candidate_keys[0] : a.candidate_keys[1]) + begin;
+	f.ids = source < 0 ? (a.ids ? a.ids + begin : nullptr) :
+		(source == 0 ? a.candidate_ids[0] : a.candidate_ids[1]) + begin;
+	f.out_keys = a.out_keys + a.out_offsets[s];
+	f.out_ids = a.out_ids + a.out_offsets[s];
+	f.keep_keys = (f.target == 0 ? a.candidate_keys[0] : a.candidate_keys[1]) + begin;
+	f.keep_ids = (f.target == 0 ? a.candidate_ids[0] : a.candidate_ids[1]) + begin;
+}
+
 template <typename Key, bool SPECULATIVE>
 __global__ void __launch_bounds__(THREADS, 3)
 filter_kernel(SelectArgs<Key> a, int round)
@@ -565,43 +663,15 @@ filter_kernel(SelectArgs<Key> a, int round)
 	constexpr int ITEMS = Tile<Key>::ITEMS;
 	constexpr int TILE = Tile<Key>::SIZE;
 	__shared__ FilterShared<Key> sh;
-	const int	s = blockIdx.y + a.segment_base;
-	SegmentState *st = &a.states[s];
-	const int	action = st->action;
+	FilterPass<Key> f;
 
-	if (action == ACTION_DONE || (SPECULATIVE && st->fallback) ||
-		(!SPECULATIVE && round == 0 && !st->fallback))
+	if (!filter_block_due<Key, SPECULATIVE>(a, round))
 		return;
+	read_filter_pass<Key, SPECULATIVE>(a, f);
 
-	const int	source = SPECULATIVE ? -1 : st->source;
-	const unsigned long long begin = a.seg_offsets[s];
-	const unsigned long long length = source < 0 ? st->length : st->candidate_count[source];
+	const int	action = f.action;	/* a copy of its own: see FilterPass */
 
-	if ((unsigned long long) blockIdx.x * TILE >= length)
-		return;
-
-	const int	shift = st->shift;
-	const int	width = st->width;
-	const unsigned long long prefix = st->prefix;
-	const int	chosen = SPECULATIVE ? 1 : st->chosen_bin;
-	const Key	speculative_low = (Key) st->speculative_low;
-	const Key	speculative_high = (Key) st->speculative_high;
-	const unsigned long long out_limit = SPECULATIVE ? st->k_remaining : ~0ull;
-	const unsigned long long k_remaining = st->k_remaining;
-	const int	next_shift = st->next_shift;
-	const int	next_width = st->next_width;
-	const unsigned long long next_prefix = st->next_prefix;
-	const int	target = source == 0 ? 1 : 0;
-	/* (no run-time index into the parameter arrays: that would copy them to local memory) */
-	const Key  *keys = source < 0 ? a.keys + begin :
-		(source == 0 ? a.candidate_keys[0] : a.candidate_keys[1]) + begin;
-	const uint64_t *ids = source < 0 ? (a.ids ? a.ids + begin : nullptr) :
-		(source == 0 ? a.candidate_ids[0] : a.candidate_ids[1]) + begin;
-	Key		   *out_keys = a.out_keys + a.out_offsets[s];
-	uint64_t   *out_ids = a.out_ids + a.out_offsets[s];
-	Key		   *keep_keys = (target == 0 ? a.candidate_keys[0] : a.candidate_keys[1]) + begin;
-	uint64_t   *keep_ids = (target == 0 ? a.candidate_ids[0] : a.candidate_ids[1]) + begin;
-	unsigned long long *keep_counter = &st->candidate_count[target];
+	unsigned long long *keep_counter = &f.st->candidate_count[f.target];
 	const int	warp = threadIdx.x >> 5;
 	const unsigned int lanes_below = (1u << (threadIdx.x & 31)) - 1u;
 	Key		   *out_buffer_keys = sh.keys[warp][0];
@@ -624,9 +694,9 @@ filter_kernel(SelectArgs<Key> a, int round)
 		const unsigned long long i = (unsigned long long) blockIdx.x * TILE +
 			(unsigned long long) j * THREADS + threadIdx.x;
 
-		key[j] = i < length ? keys[i] : (Key) 0;
+		key[j] = i < f.length ? f.keys[i] : (Key) 0;
 	}
-	for (unsigned long long base = (unsigned long long) blockIdx.x * TILE; base < length;
+	for (unsigned long long base = (unsigned long long) blockIdx.x * TILE; base < f.length;
 		 base += stride)
 	{
 		Key			next[ITEMS];	/* the next tile's keys, loading while this one is sorted out */
@@ -637,22 +707,22 @@ filter_kernel(SelectArgs<Key> a, int round)
 			const unsigned long long i = base + stride + (unsigned long long) j * THREADS +
 				threadIdx.x;
 
-			next[j] = i < length ? keys[i] : (Key) 0;
+			next[j] = i < f.length ? f.keys[i] : (Key) 0;
 		}
 #pragma unroll
 		for (int j = 0; j < ITEMS; j++)
 		{
 			const unsigned long long i = base + (unsigned long long) j * THREADS + threadIdx.x;
 			const int	b = SPECULATIVE ?
-				(key[j] < speculative_low ? 0 : key[j] <= speculative_high ? 1 : 2) :
-				key_bin(key[j], shift, width, prefix);
+				(key[j] < f.speculative_low ? 0 : key[j] <= f.speculative_high ? 1 : 2) :
+				key_bin(key[j], f.shift, f.width, f.prefix);
 			int			kind = 0;	/* 0 dropped, 1 out, 2 tie, 3 kept */
 
-			if (i < length)
+			if (i < f.length)
 			{
-				if (b < chosen)
+				if (b < f.chosen)
 					kind = 1;
-				else if (b == chosen)
+				else if (b == f.chosen)
 					kind = action == ACTION_TAKE_ALL ? 1 : action == ACTION_TAKE_TIES ? 2 : 3;
 			}
 			if (__ballot_sync(0xffffffffu, kind != 0) == 0)
@@ -668,10 +738,11 @@ filter_kernel(SelectArgs<Key> a, int round)
 					unsigned long long ticket = 0;
 
 					if ((threadIdx.x & 31) == 0)
-						ticket = atomicAdd(&st->tie_tickets, (unsigned long long) __popc(tie_mask));
+						ticket = atomicAdd(&f.st->tie_tickets,
+										   (unsigned long long) __popc(tie_mask));
 					ticket = __shfl_sync(0xffffffffu, ticket, 0);
 					if (kind == 2)
-						kind = ticket + __popc(tie_mask & lanes_below) < k_remaining ? 1 : 0;
+						kind = ticket + __popc(tie_mask & lanes_below) < f.k_remaining ? 1 : 0;
 				}
 			}
 
@@ -681,8 +752,8 @@ filter_kernel(SelectArgs<Key> a, int round)
 			{
 				if (staged_out + __popc(out_mask) > WARP_BUFFER)
 				{
-					flush_warp_buffer(out_buffer_keys, out_buffer_ids, staged_out, &st->out_count,
-									  out_keys, out_ids, out_limit);
+					flush_warp_buffer(out_buffer_keys, out_buffer_ids, staged_out, &f.st->out_count,
+									  f.out_keys, f.out_ids, f.out_limit);
 					staged_out = 0;
 				}
 				if (kind == 1)
@@ -690,7 +761,7 @@ filter_kernel(SelectArgs<Key> a, int round)
 					const unsigned int at = staged_out + __popc(out_mask & lanes_below);
 
 					out_buffer_keys[at] = key[j];
-					out_buffer_ids[at] = ids ? ids[i] : (uint64_t) i;
+					out_buffer_ids[at] = f.ids ? f.ids[i] : (uint64_t) i;
 				}
 				staged_out += __popc(out_mask);
 			}
@@ -702,7 +773,7 @@ filter_kernel(SelectArgs<Key> a, int round)
 				if (staged_kept + __popc(keep_mask) > WARP_BUFFER)
 				{
 					flush_warp_buffer(keep_buffer_keys, keep_buffer_ids, staged_kept, keep_counter,
-									  keep_keys, keep_ids, ~0ull);
+									  f.keep_keys, f.keep_ids, ~0ull);
 					staged_kept = 0;
 				}
 				if (kind == 3)
@@ -710,8 +781,9 @@ filter_kernel(SelectArgs<Key> a, int round)
 					const unsigned int at = staged_kept + __popc(keep_mask & lanes_below);
 
 					keep_buffer_keys[at] = key[j];
-					keep_buffer_ids[at] = ids ? ids[i] : (uint64_t) i;
-					atomicAdd(&sh.histogram[key_bin(key[j], next_shift, next_width, next_prefix)], 1u);
+					keep_buffer_ids[at] = f.ids ? f.ids[i] : (uint64_t) i;
+					atomicAdd(&sh.histogram[key_bin(key[j], f.next_shift, f.next_width,
+													f.next_prefix)], 1u);
 				}
 				staged_kept += __popc(keep_mask);
 			}
@@ -721,22 +793,17 @@ filter_kernel(SelectArgs<Key> a, int round)
 			key[j] = next[j];
 	}
 	if (staged_out != 0)
-		flush_warp_buffer(out_buffer_keys, out_buffer_ids, staged_out, &st->out_count, out_keys,
-						  out_ids, out_limit);
+		flush_warp_buffer(out_buffer_keys, out_buffer_ids, staged_out, &f.st->out_count, f.out_keys,
+						  f.out_ids, f.out_limit);
 	if (staged_kept != 0)
-		flush_warp_buffer(keep_buffer_keys, keep_buffer_ids, staged_kept, keep_counter, keep_keys,
-						  keep_ids, ~0ull);
+		flush_warp_buffer(keep_buffer_keys, keep_buffer_ids, staged_kept, keep_counter, f.keep_keys,
+						  f.keep_ids, ~0ull);
 	__syncthreads();
 
 	if (action == ACTION_KEEP)
-	{
-		unsigned long long *global =
-			segment_histogram(a.histograms, SPECULATIVE ? 1 : (st->round + 1) & 1, a.segments, s);
-
-		for (int b = threadIdx.x; b < BINS; b += THREADS)
-			if (sh.histogram[b] != 0)
-				atomicAdd(&global[b], (unsigned long long) sh.histogram[b]);
-	}
+		add_block_histogram(sh.histogram,
+							segment_histogram(a.histograms, SPECULATIVE ? 1 : (f.st->round + 1) & 1,
+											  a.segments, f.segment));
 }
 
 /*
@@ -809,42 +876,13 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 	using Scan = cub::BlockScan<unsigned long long, THREADS>;
 	__shared__ typename Scan::TempStorage scan_storage;
 	__shared__ DenseFilterShared<Key> sh;
-	const int	s = blockIdx.y + a.segment_base;
-	SegmentState *st = &a.states[s];
-	const int	action = st->action;
+	FilterPass<Key> f;
 
-	if (action == ACTION_DONE || (SPECULATIVE && st->fallback) ||
-		(!SPECULATIVE && round == 0 && !st->fallback))
+	if (!filter_block_due<Key, SPECULATIVE>(a, round))
 		return;
+	read_filter_pass<Key, SPECULATIVE>(a, f);
 
-	const int	source = SPECULATIVE ? -1 : st->source;
-	const unsigned long long begin = a.seg_offsets[s];
-	const unsigned long long length = source < 0 ? st->length : st->candidate_count[source];
-
-	if ((unsigned long long) blockIdx.x * TILE >= length)
-		return;
-
-	const int	shift = st->shift;
-	const int	width = st->width;
-	const unsigned long long prefix = st->prefix;
-	const int	chosen = SPECULATIVE ? 1 : st->chosen_bin;
-	const Key	speculative_low = (Key) st->speculative_low;
-	const Key	speculative_high = (Key) st->speculative_high;
-	const unsigned long long out_limit = SPECULATIVE ? st->k_remaining : ~0ull;
-	const unsigned long long k_remaining = st->k_remaining;
-	const int	next_shift = st->next_shift;
-	const int	next_width = st->next_width;
-	const unsigned long long next_prefix = st->next_prefix;
-	const int	target = source == 0 ? 1 : 0;
-	/* (no run-time index into the parameter arrays: that would copy them to local memory) */
-	const Key  *keys = source < 0 ? a.keys + begin :
-		(source == 0 ? a.candidate_keys[0] : a.candidate_keys[1]) + begin;
-	const uint64_t *ids = source < 0 ? (a.ids ? a.ids + begin : nullptr) :
-		(source == 0 ? a.candidate_ids[0] : a.candidate_ids[1]) + begin;
-	Key		   *out_keys = a.out_keys + a.out_offsets[s];
-	uint64_t   *out_ids = a.out_ids + a.out_offsets[s];
-	Key		   *keep_keys = (target == 0 ? a.candidate_keys[0] : a.candidate_keys[1]) + begin;
-	uint64_t   *keep_ids = (target == 0 ? a.candidate_ids[0] : a.candidate_ids[1]) + begin;
+	const int	action = f.action;	/* a copy of its own: see FilterPass */
 
 	for (int b = threadIdx.x; b < BINS; b += THREADS)
 		sh.histogram[b] = 0;
@@ -860,9 +898,9 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 		const unsigned long long i = (unsigned long long) blockIdx.x * TILE +
 			(unsigned long long) j * THREADS + threadIdx.x;
 
-		key[j] = i < length ? keys[i] : (Key) 0;
+		key[j] = i < f.length ? f.keys[i] : (Key) 0;
 	}
-	for (unsigned long long base = (unsigned long long) blockIdx.x * TILE; base < length;
+	for (unsigned long long base = (unsigned long long) blockIdx.x * TILE; base < f.length;
 		 base += stride)
 	{
 		Key			next[ITEMS];	/* the next tile's keys, loading while this one is sorted out */
@@ -875,22 +913,22 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 			const unsigned long long i = base + stride + (unsigned long long) j * THREADS +
 				threadIdx.x;
 
-			next[j] = i < length ? keys[i] : (Key) 0;
+			next[j] = i < f.length ? f.keys[i] : (Key) 0;
 		}
 #pragma unroll
 		for (int j = 0; j < ITEMS; j++)
 		{
 			const unsigned long long i = base + (unsigned long long) j * THREADS + threadIdx.x;
 			const int	b = SPECULATIVE ?
-				(key[j] < speculative_low ? 0 : key[j] <= speculative_high ? 1 : 2) :
-				key_bin(key[j], shift, width, prefix);
+				(key[j] < f.speculative_low ? 0 : key[j] <= f.speculative_high ? 1 : 2) :
+				key_bin(key[j], f.shift, f.width, f.prefix);
 			int			kind = 0;
 
-			if (i < length)
+			if (i < f.length)
 			{
-				if (b < chosen)
+				if (b < f.chosen)
 					kind = 1;
-				else if (b == chosen)
+				else if (b == f.chosen)
 					kind = action == ACTION_TAKE_ALL ? 1 : action == ACTION_TAKE_TIES ? 2 : 3;
 			}
 			kinds |= (unsigned int) kind << (2 * j);
@@ -919,22 +957,23 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 
 		if ((!outs_direct && sh.staged[0] + outs > WRITE_BUFFER) ||
 			(!kept_direct && sh.staged[1] + kept > WRITE_BUFFER))
-			flush_write_buffers(sh, st, target, out_keys, out_ids, keep_keys, keep_ids, out_limit);
+			flush_write_buffers(sh, f.st, f.target, f.out_keys, f.out_ids, f.keep_keys, f.keep_ids,
+								f.out_limit);
 		if (threadIdx.x == 0)
 		{
 			unsigned long long allowed = 0;
 
 			if (ties != 0)
 			{
-				const unsigned long long ticket = atomicAdd(&st->tie_tickets, ties);
+				const unsigned long long ticket = atomicAdd(&f.st->tie_tickets, ties);
 
-				allowed = ticket >= k_remaining ? 0 :
-					(k_remaining - ticket < ties ? k_remaining - ticket : ties);
+				allowed = ticket >= f.k_remaining ? 0 :
+					(f.k_remaining - ticket < ties ? f.k_remaining - ticket : ties);
 			}
 			sh.ties_allowed = allowed;
-			sh.tie_base = allowed ? atomicAdd(&st->out_count, allowed) : 0;
-			sh.direct_base[0] = outs_direct ? atomicAdd(&st->out_count, outs) : 0;
-			sh.direct_base[1] = kept_direct ? atomicAdd(&st->candidate_count[target], kept) : 0;
+			sh.tie_base = allowed ? atomicAdd(&f.st->out_count, allowed) : 0;
+			sh.direct_base[0] = outs_direct ? atomicAdd(&f.st->out_count, outs) : 0;
+			sh.direct_base[1] = kept_direct ? atomicAdd(&f.st->candidate_count[f.target], kept) : 0;
 		}
 		__syncthreads();
 
@@ -954,7 +993,7 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 			if (kind == 0)
 				continue;
 
-			const uint64_t id = ids ? ids[i] : (uint64_t) i;
+			const uint64_t id = f.ids ? f.ids[i] : (uint64_t) i;
 
 			if (kind == 1)
 			{
@@ -963,10 +1002,10 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 					sh.keys[0][staged_out + out_rank] = key[j];
 					sh.ids[0][staged_out + out_rank] = id;
 				}
-				else if (sh.direct_base[0] + out_rank < out_limit)
+				else if (sh.direct_base[0] + out_rank < f.out_limit)
 				{
-					out_keys[sh.direct_base[0] + out_rank] = key[j];
-					out_ids[sh.direct_base[0] + out_rank] = id;
+					f.out_keys[sh.direct_base[0] + out_rank] = key[j];
+					f.out_ids[sh.direct_base[0] + out_rank] = id;
 				}
 				out_rank++;
 			}
@@ -974,8 +1013,8 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 			{
 				if (tie_rank < allowed)
 				{
-					out_keys[sh.tie_base + tie_rank] = key[j];
-					out_ids[sh.tie_base + tie_rank] = id;
+					f.out_keys[sh.tie_base + tie_rank] = key[j];
+					f.out_ids[sh.tie_base + tie_rank] = id;
 				}
 				tie_rank++;
 			}
@@ -988,11 +1027,12 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 				}
 				else
 				{
-					keep_keys[sh.direct_base[1] + keep_rank] = key[j];
-					keep_ids[sh.direct_base[1] + keep_rank] = id;
+					f.keep_keys[sh.direct_base[1] + keep_rank] = key[j];
+					f.keep_ids[sh.direct_base[1] + keep_rank] = id;
 				}
 				keep_rank++;
-				atomicAdd(&sh.histogram[key_bin(key[j], next_shift, next_width, next_prefix)], 1u);
+				atomicAdd(&sh.histogram[key_bin(key[j], f.next_shift, f.next_width,
+												f.next_prefix)], 1u);
 			}
 		}
 		__syncthreads();		/* scan storage and the shared counts are reused next tile */
@@ -1007,17 +1047,13 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 		for (int j = 0; j < ITEMS; j++)
 			key[j] = next[j];
 	}
-	flush_write_buffers(sh, st, target, out_keys, out_ids, keep_keys, keep_ids, out_limit);
+	flush_write_buffers(sh, f.st, f.target, f.out_keys, f.out_ids, f.keep_keys, f.keep_ids,
+						f.out_limit);
 
 	if (action == ACTION_KEEP)
-	{
-		unsigned long long *global =
-			segment_histogram(a.histograms, SPECULATIVE ? 1 : (st->round + 1) & 1, a.segments, s);
-
-		for (int b = threadIdx.x; b < BINS; b += THREADS)
-			if (sh.histogram[b] != 0)
-				atomicAdd(&global[b], (unsigned long long) sh.histogram[b]);
-	}
+		add_block_histogram(sh.histogram,
+							segment_histogram(a.histograms, SPECULATIVE ? 1 : (f.st->round + 1) & 1,
+											  a.segments, f.segment));
 }
 
 
