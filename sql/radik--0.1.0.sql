@@ -2,8 +2,9 @@
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION radik" to load this file. \quit
 
--- Loading the extension's library registers the planner hook and the custom scan in this
--- session; radik_topk() and friends are added by later parts of this script.
+-- Loading the library registers the planner hook and the custom scan, so that ORDER BY ... LIMIT
+-- is answered by radik in this session right after CREATE EXTENSION (other sessions: LOAD 'radik'
+-- or session_preload_libraries, see the README).
 LOAD 'radik';
 
 -- radik_topk(): the top k rows of a table by one column, from SQL (src/radik_topk.c).
