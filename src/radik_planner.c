@@ -49,6 +49,7 @@
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -94,6 +95,7 @@ typedef struct PlannedSortKey
 #define PATH_PRIVATE_RELID	0
 #define PATH_PRIVATE_QUALS	1
 #define PATH_PRIVATE_KEYS	2
+#define PATH_PRIVATE_WORKERS 3
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
@@ -334,10 +336,65 @@ fetch_pages_reread(RelOptInfo *input_rel, double tuples, double wanted)
 	return batches * pages_per_batch * uncached;
 }
 
+/* Does node hold a Param other than a query parameter (PARAM_EXTERN)? */
+static bool
+contains_non_extern_param(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
+		return true;
+	return expression_tree_walker(node, contains_non_extern_param, context);
+}
+
+/*
+ * How many parallel workers should extract keys with the backend running the query: as many as
+ * PostgreSQL would give a parallel sequential scan of the table (compute_parallel_worker, so
+ * max_parallel_workers_per_gather and the table's parallel_workers option rule), provided the
+ * query may run in parallel mode at all and the workers can evaluate the quals and the first sort
+ * key: parallel safe, and no Param but the query's own parameters (which are sent along).
+ */
+static int
+plan_parallel_workers(PlannerInfo *root, RelOptInfo *input_rel, List *quals, List *keys)
+{
+	Expr	   *first_key = ((PlannedSortKey *) linitial(keys))->expr;
+
+	if (!root->glob->parallelModeOK || !input_rel->consider_parallel ||
+		max_parallel_workers_per_gather <= 0)
+		return 0;
+	if (!is_parallel_safe(root, (Node *) first_key) || !is_parallel_safe(root, (Node *) quals))
+		return 0;
+	if (contains_non_extern_param((Node *) quals, NULL) ||
+		contains_non_extern_param((Node *) first_key, NULL))
+		return 0;
+	return compute_parallel_worker(input_rel, input_rel->pages, -1,
+								   max_parallel_workers_per_gather);
+}
+
+/*
+ * The share of the per-row work the backend running the query does itself, as cost_seqscan
+ * counts it for a parallel plan: each worker one share, the leader what is left of its time
+ * after serving the workers.
+ */
+static double
+parallel_divisor(int workers)
+{
+	double		divisor = workers;
+
+	if (parallel_leader_participation)
+	{
+		double		leader_share = 1.0 - 0.3 * workers;
+
+		if (leader_share > 0)
+			divisor += leader_share;
+	}
+	return divisor;
+}
+
 /* Fill in the path's costs: see the file header for what is counted. */
 static void
 cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List *quals,
-			   List *keys, PathTarget *target)
+			   List *keys, PathTarget *target, int workers)
 {
 	PlannedSortKey *first_key = linitial(keys);
 	double		tuples = Max(input_rel->tuples, 1);
@@ -353,12 +410,22 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	cost_qual_eval(&qual_cost, quals, root);
 	cost_qual_eval_node(&key_cost, (Node *) first_key->expr, root);
 
-	/* Reading the table and running the quals, as a sequential scan does. */
-	startup = spc_seq_page_cost * input_rel->pages + qual_cost.startup +
-		(cpu_tuple_cost + qual_cost.per_tuple) * tuples;
+	/*
+	 * Reading the table and running the quals, as a sequential scan does, and extracting and
+	 * selecting the first key of every qualifying row; with workers, the per-row work is shared
+	 * as in a parallel sequential scan, and the rows the workers send (about what the running
+	 * k-th key lets through) cost what a Gather pays per row.
+	 */
+	startup = (cpu_tuple_cost + qual_cost.per_tuple) * tuples +
+		(key_cost.per_tuple + radik_key_cost) * rows;
+	if (workers > 0)
+	{
+		double		sent = Min(rows, wanted * (1.0 + log(Max(rows / wanted, 1.0))));
 
-	/* Extracting and selecting the first key of every qualifying row. */
-	startup += key_cost.startup + (key_cost.per_tuple + radik_key_cost) * rows;
+		startup = startup / parallel_divisor(workers) + parallel_setup_cost +
+			parallel_tuple_cost * sent;
+	}
+	startup += spc_seq_page_cost * input_rel->pages + qual_cost.startup + key_cost.startup;
 	startup += radik_selection_cost;
 	if (radik_gpu_startup_pending(tuples))
 		startup += radik_gpu_startup_cost;
@@ -425,6 +492,7 @@ add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
 	List	   *keys;
 	List	   *quals;
 	List	   *key_private = NIL;
+	int			workers;
 	ListCell   *lc;
 
 	if (target == NULL || !query_shape_supported(root, input_rel))
@@ -435,6 +503,7 @@ add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
 	quals = table_quals(input_rel);
 	if (list_length(keys) > 1 && contain_volatile_functions((Node *) quals))
 		return;
+	workers = plan_parallel_workers(root, input_rel, quals, keys);
 
 	foreach(lc, keys)
 	{
@@ -453,7 +522,10 @@ add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
 	path->path.parent = ordered_rel;
 	path->path.pathtarget = target;
 	path->path.param_info = NULL;
-	/* One process reads the whole table: never under a Gather. */
+	/*
+	 * Never under a Gather: the node runs in the backend running the query, and starts its own
+	 * workers to read the table (radik_parallel.c).
+	 */
 	path->path.parallel_aware = false;
 	path->path.parallel_safe = false;
 	path->path.parallel_workers = 0;
@@ -461,9 +533,10 @@ add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
 	/* The selected rows stay in memory: the node can return them backward too (cursors). */
 	path->flags = CUSTOMPATH_SUPPORT_PROJECTION | CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	path->custom_paths = NIL;
-	path->custom_private = list_make3(makeInteger(input_rel->relid), quals, key_private);
+	path->custom_private = list_make4(makeInteger(input_rel->relid), quals, key_private,
+									  makeInteger(workers));
 	path->methods = &radik_path_methods;
-	cost_topk_path(root, input_rel, path, quals, keys, target);
+	cost_topk_path(root, input_rel, path, quals, keys, target, workers);
 
 	if (radik_force)
 	{
@@ -499,6 +572,7 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 	Index		relid = intVal(list_nth(best_path->custom_private, PATH_PRIVATE_RELID));
 	List	   *quals = list_nth(best_path->custom_private, PATH_PRIVATE_QUALS);
 	List	   *key_private = list_nth(best_path->custom_private, PATH_PRIVATE_KEYS);
+	int			workers = intVal(list_nth(best_path->custom_private, PATH_PRIVATE_WORKERS));
 	Node	   *limit_count;
 	Node	   *limit_offset;
 	List	   *key_exprs = NIL;
@@ -533,7 +607,12 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = NIL;
 	cscan->custom_exprs = list_concat(list_make2(limit_count, limit_offset), key_exprs);
-	cscan->custom_private = list_make4(types, operators, descending, nulls_first);
+	cscan->custom_private = list_make5(types, operators, descending, nulls_first,
+									   list_make1_int(workers));
+
+	/* The executor enters parallel mode for the query, as it does for a Gather. */
+	if (workers > 0)
+		root->glob->parallelModeNeeded = true;
 	cscan->custom_scan_tlist = NIL;
 	cscan->methods = &radik_scan_methods;
 	return &cscan->scan.plan;

@@ -78,6 +78,7 @@ typedef struct RadikScanState
 	Oid		   *sort_operators;
 	Oid		   *collations;
 	bool	   *nulls_first;
+	RadikParallelPlan parallel; /* workers planned, and what they need */
 
 	MemoryContext selection_context;	/* the selected TIDs; reset on rescan */
 	bool		selected;		/* has this scan's selection run? */
@@ -247,6 +248,12 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 		state->row_isnull = palloc(natts * sizeof(bool));
 		memset(state->row_isnull, true, natts * sizeof(bool));
 	}
+
+	state->parallel.nworkers = linitial_int(list_nth(cscan->custom_private,
+													 RADIK_PRIVATE_WORKERS));
+	state->parallel.quals = cscan->scan.plan.qual;
+	state->parallel.key_expr = list_nth(cscan->custom_exprs, RADIK_EXPR_FIRST_KEY);
+	state->parallel.params = estate->es_param_list_info;
 
 	state->selection_context = AllocSetContextCreate(estate->es_query_cxt,
 													 "radik top-k selection",
@@ -503,7 +510,8 @@ run_selection(RadikScanState *state)
 	old_context = MemoryContextSwitchTo(state->selection_context);
 
 	radik_select_rows(ss->ss_currentRelation, estate->es_snapshot, ss->ps.ps_ExprContext,
-					  state->qual, &state->keys[0], wanted, state->nkeys > 1, &result);
+					  state->qual, &state->keys[0], wanted, state->nkeys > 1,
+					  estate->es_use_parallel_mode ? &state->parallel : NULL, &result);
 	state->tids = result.tids;
 	state->ntids = result.ntids;
 	state->selected_keys = result.keys;
@@ -517,6 +525,8 @@ run_selection(RadikScanState *state)
 	InstrCountFiltered1(state, result.stats.rows_scanned - result.stats.rows_matched);
 	state->selections++;
 	strlcpy(state->totals.device, result.stats.device, sizeof(state->totals.device));
+	state->totals.workers_planned = result.stats.workers_planned;
+	state->totals.workers_launched += result.stats.workers_launched;
 	state->totals.rows_scanned += result.stats.rows_scanned;
 	state->totals.rows_matched += result.stats.rows_matched;
 	state->totals.rows_rescanned += result.stats.rows_rescanned;
@@ -766,6 +776,12 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		sort_keys = lappend(sort_keys, deparse_sort_key(state, i, context, useprefix));
 	ExplainPropertyList("Sort Key", sort_keys, es);
 	ExplainPropertyText("Top K", deparse_rows_wanted(cscan, context, useprefix), es);
+	if (state->parallel.nworkers > 0)
+	{
+		ExplainPropertyInteger("Workers Planned", NULL, state->parallel.nworkers, es);
+		if (es->analyze && state->selections > 0)
+			ExplainPropertyInteger("Workers Launched", NULL, state->totals.workers_launched, es);
+	}
 
 	if (es->analyze && state->selections > 0)
 	{

@@ -10,7 +10,8 @@
  * custom_exprs: the LIMIT count (a NULL constant when there is none), the OFFSET (0 when there is
  * none), then one expression per sort key, over the scanned table's columns.
  * custom_private: four lists with one entry per sort key: the key's type (OID list), its btree
- * sort operator (OID list), descending (integer list, 0 or 1), NULLs first (integer list).
+ * sort operator (OID list), descending (integer list, 0 or 1), NULLs first (integer list); then
+ * a one-integer list: the parallel workers planned to extract keys (0: none).
  * The node's quals are the table's WHERE clauses; scanrelid is the table.
  */
 #ifndef RADIK_SCAN_H
@@ -32,6 +33,7 @@
 #define RADIK_PRIVATE_SORT_OPERATORS	1
 #define RADIK_PRIVATE_DESCENDING		2
 #define RADIK_PRIVATE_NULLS_FIRST		3
+#define RADIK_PRIVATE_WORKERS			4
 
 extern const CustomScanMethods radik_scan_methods;
 

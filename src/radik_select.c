@@ -4,56 +4,50 @@
  *	  quals, and select the best rows with the engine (radik_select.h).
  *
  * One code path serves both the custom scan and radik_topk(), so both see rows exactly as a
- * sequential scan with the same snapshot would: the scan is a table AM sequential scan
- * (table_beginscan_strat), which applies the snapshot's visibility rules (deleted, updated,
- * uncommitted and rolled-back rows), takes the predicate locks of a serializable transaction and
- * uses the bulk-read buffer strategy.  Synchronized scans are turned off so that the rows reach
- * the engine in block order every time.
- *
- * Reading keys is most of a selection's time, so on a heap table the scan walks the pages itself
- * with heapgetpage, the very function a sequential scan uses to read a page and list the tuples
- * visible to the snapshot (skipping per-tuple checks on all-visible pages).  A key that is a
- * plain column is then read in place from each visible tuple, at its fixed offset when the
- * columns before it are fixed-width and the tuple has no NULLs (else heap_getattr), without
- * storing the row in a slot.  Rows go through a slot only where quals or a key expression need
- * one; other table AMs go through table_scan_getnextslot.
+ * sequential scan with the same snapshot would.  The rows are read by the key extractor
+ * (radik_extract.c), in this process alone or, when the caller asks for workers and runs in
+ * parallel mode, by parallel workers too (radik_parallel.c), this process then taking its share
+ * of the blocks between reading what the workers send.
  *
  * Keys travel to the engine in the chunk buffers it hands out (radik_chunk_buffer), each key
- * with its row's TID packed into the 64-bit id (block << 16 | offset).  After every chunk the
- * engine's running k-th key (radik_threshold) lets the scan drop rows whose key is already too
- * large to be selected, so few keys are copied once the selection has settled; for a small k
- * the first chunk is pushed early, after a few times k rows, to get that threshold soon.  Rows
- * whose key is NULL never reach the engine: they are kept aside and placed first or last
- * afterwards, as NULLS FIRST / NULLS LAST asks.
+ * with its row's TID packed into the 64-bit id (block << 16 | offset): this process extracts
+ * straight into the chunk buffer, the workers' batches are copied into it.  After every chunk
+ * the engine's running k-th key (radik_threshold) lets the extractors drop rows whose key is
+ * already too large to be selected (the workers learn it through shared memory), so few keys are
+ * copied once the selection has settled; for a small k the first chunk is pushed early, after a
+ * few times k rows, to get that threshold soon.  Rows whose key is NULL never reach the engine:
+ * they are kept aside and placed first or last afterwards, as NULLS FIRST / NULLS LAST asks.
  *
  * Ties (with_ties): the engine cuts rows with equal keys arbitrarily at the boundary.  To learn
  * whether that cut separated equal keys without a second pass in the usual case, the engine is
  * asked for one row more than k: when the extra row's key differs from the k-th, no row left out
- * ties with the last one kept.  Only when it is equal does a second pass over the table collect
- * every row whose key equals the boundary key.
+ * ties with the last one kept.  Only when it is equal does a second pass over the table (in this
+ * process) collect every row whose key equals the boundary key.
  *
  * The engine selection is closed by a reset callback on a private memory context, so an error or
- * a cancel anywhere in the scan (CHECK_FOR_INTERRUPTS runs for every row) releases its pinned
- * and device memory when the caller's memory is cleaned up.
+ * a cancel anywhere in the scan releases its pinned and device memory when the caller's memory
+ * is cleaned up; the parallel context, if any, is cleaned up by the transaction's abort.
  */
 #include "postgres.h"
 
 #include "access/heapam.h"
-#include "access/htup_details.h"
-#include "access/tableam.h"
-#include "access/tupmacs.h"
+#include "access/parallel.h"
 #include "catalog/pg_am.h"
-#include "executor/executor.h"
-#include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "portability/instr_time.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "radik.h"
-#include "radik_datum_keys.h"
+#include "radik_extract.h"
+#include "radik_parallel.h"
 #include "radik_select.h"
+
+/* Pages this process reads between two looks at the workers' queues. */
+#define LEADER_PAGES_PER_CALL_PARALLEL 4
+#define LEADER_PAGES_PER_CALL_SERIAL 64
 
 /* The open engine selection, closed when the selection's memory context goes away. */
 typedef struct EngineGuard
@@ -71,42 +65,25 @@ typedef struct TidList
 } TidList;
 
 /*
- * The table's rows visible to the snapshot, one at a time (see the file header).  On the heap
- * path the current row is tuple, in place on the pinned page, and goes into slot only when
- * fill_slot says something needs a slot; off the heap path every row is in slot.
+ * Where extracted rows go: the engine's current chunk buffer (rows up to push_at, then pushed),
+ * the running threshold, and the rows whose key is NULL.
  */
-typedef struct RowReader
+typedef struct EngineFeed
 {
-	TableScanDesc scan;
-	TupleTableSlot *slot;
-	bool		heap_pages;		/* walking heap pages with heapgetpage */
-	bool		fill_slot;		/* store every row in slot */
-	BlockNumber next_block;
-	BlockNumber current_block;
-	Page		page;
-	int			ntuples;		/* visible tuples on the current page */
-	int			next_index;		/* next of them to hand out */
-	HeapTupleData tuple;		/* the current row, on the heap path */
-} RowReader;
-
-/* How to read a plain column straight from a heap tuple. */
-typedef struct ColumnReader
-{
-	AttrNumber	attnum;
-	TupleDesc	desc;
-	int32		fixed_offset;	/* >= 0: its offset in a tuple without NULLs */
-	bool		byval;
-	int16		len;
-} ColumnReader;
-
-/* What the scan loop needs to compute one row's key. */
-typedef struct KeyReader
-{
-	const RadikSortKey *key;
-	RadikKeyMap map;
-	ExprContext *econtext;
-	ColumnReader column;		/* when key->attnum > 0 */
-} KeyReader;
+	EngineGuard *guard;
+	int			key_bytes;
+	void	   *keys;
+	uint64	   *ids;
+	size_t		capacity;
+	size_t		count;
+	size_t		push_at;
+	uint64		threshold;		/* PG_UINT64_MAX until the engine has k keys */
+	RadikParallelScan *workers; /* told every new threshold; may be NULL */
+	TidList		nulls;
+	int64		nulls_limit;
+	int64		rows_sent;
+	double		copy_ms;
+} EngineFeed;
 
 static void
 close_engine_selection(void *arg)
@@ -118,7 +95,7 @@ close_engine_selection(void *arg)
 }
 
 static void
-tid_list_append(TidList *list, ItemPointer tid)
+tid_list_append(TidList *list, const ItemPointerData *tid)
 {
 	if (list->count == list->capacity)
 	{
@@ -132,139 +109,6 @@ tid_list_append(TidList *list, ItemPointer tid)
 		list->capacity = capacity;
 	}
 	list->items[list->count++] = *tid;
-}
-
-static void
-row_reader_begin(RowReader *reader, Relation rel, Snapshot snapshot, bool need_slot)
-{
-	memset(reader, 0, sizeof(*reader));
-	reader->scan = table_beginscan_strat(rel, snapshot, 0, NULL, true, false);
-	reader->slot = table_slot_create(rel, NULL);
-	/* heapgetpage lists a page's visible tuples only in page mode (an MVCC snapshot) */
-	reader->heap_pages = rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
-		(reader->scan->rs_flags & SO_ALLOW_PAGEMODE) != 0;
-	reader->fill_slot = need_slot || !reader->heap_pages;
-	reader->tuple.t_tableOid = RelationGetRelid(rel);
-}
-
-/* Move to the next visible row; false at the end of the table. */
-static inline bool
-row_reader_next(RowReader *reader)
-{
-	HeapScanDesc hscan = (HeapScanDesc) reader->scan;
-
-	if (!reader->heap_pages)
-		return table_scan_getnextslot(reader->scan, ForwardScanDirection, reader->slot);
-
-	while (reader->next_index >= reader->ntuples)
-	{
-		if (reader->next_block >= hscan->rs_nblocks)
-			return false;
-		heapgetpage(reader->scan, reader->next_block);	/* checks for interrupts */
-		reader->current_block = reader->next_block++;
-		reader->page = BufferGetPage(hscan->rs_cbuf);
-		reader->ntuples = hscan->rs_ntuples;
-		reader->next_index = 0;
-	}
-
-	{
-		OffsetNumber offnum = hscan->rs_vistuples[reader->next_index++];
-		ItemId		lp = PageGetItemId(reader->page, offnum);
-
-		reader->tuple.t_data = (HeapTupleHeader) PageGetItem(reader->page, lp);
-		reader->tuple.t_len = ItemIdGetLength(lp);
-		ItemPointerSet(&reader->tuple.t_self, reader->current_block, offnum);
-		if (reader->fill_slot)
-			ExecStoreBufferHeapTuple(&reader->tuple, reader->slot, hscan->rs_cbuf);
-	}
-	return true;
-}
-
-static inline ItemPointer
-row_reader_tid(RowReader *reader)
-{
-	return reader->heap_pages ? &reader->tuple.t_self : &reader->slot->tts_tid;
-}
-
-static void
-row_reader_end(RowReader *reader)
-{
-	ExecDropSingleTupleTableSlot(reader->slot);
-	table_endscan(reader->scan);
-}
-
-/* Prepare to read column attnum of rel straight from its tuples. */
-static void
-column_reader_init(ColumnReader *column, Relation rel, AttrNumber attnum)
-{
-	TupleDesc	desc = RelationGetDescr(rel);
-	Form_pg_attribute target = TupleDescAttr(desc, attnum - 1);
-	int32		offset = 0;
-
-	column->attnum = attnum;
-	column->desc = desc;
-	column->byval = target->attbyval;
-	column->len = target->attlen;
-
-	/* As heap_deform_tuple lays columns out: fixed-width ones at aligned, known offsets. */
-	for (int i = 0; i < attnum; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attlen <= 0)
-		{
-			offset = -1;
-			break;
-		}
-		offset = att_align_nominal(offset, att->attalign);
-		if (i < attnum - 1)
-			offset += att->attlen;
-	}
-	column->fixed_offset = offset;
-}
-
-/* The column's value in tuple. */
-static inline Datum
-read_column(const ColumnReader *column, HeapTuple tuple, bool *isnull)
-{
-	HeapTupleHeader header = tuple->t_data;
-
-	if (column->fixed_offset >= 0 && (header->t_infomask & HEAP_HASNULL) == 0 &&
-		HeapTupleHeaderGetNatts(header) >= column->attnum)
-	{
-		*isnull = false;
-		return fetch_att((char *) header + header->t_hoff + column->fixed_offset,
-						 column->byval, column->len);
-	}
-	/* NULLs, variable-width columns before it, or a column added after the row was written */
-	return heap_getattr(tuple, column->attnum, column->desc, isnull);
-}
-
-/* The current row's key; false when it is NULL.  A slot row is econtext's scan tuple. */
-static inline bool
-read_key(const KeyReader *reader, RowReader *row, uint64 *key)
-{
-	Datum		value;
-	bool		isnull;
-
-	if (reader->key->attnum <= 0)
-		value = ExecEvalExprSwitchContext(reader->key->expr, reader->econtext, &isnull);
-	else if (row->fill_slot)
-		value = slot_getattr(row->slot, reader->key->attnum, &isnull);
-	else
-		value = read_column(&reader->column, &row->tuple, &isnull);
-	if (isnull)
-		return false;
-	*key = reader->map(value);
-	return true;
-}
-
-/* Make slot the row that quals and key expressions see, and forget the last row's garbage. */
-static inline void
-set_current_row(ExprContext *econtext, TupleTableSlot *slot)
-{
-	ResetExprContext(econtext);
-	econtext->ecxt_scantuple = slot;
 }
 
 static void
@@ -284,34 +128,188 @@ elapsed_ms(instr_time start)
 	return INSTR_TIME_GET_MILLISEC(now);
 }
 
+
+/* Push the rows in the chunk buffer to the engine, then learn the new threshold. */
+static void
+feed_push(EngineFeed *feed)
+{
+	radik_error err;
+	instr_time	start;
+	uint64		kth_key;
+	int			valid;
+
+	INSTR_TIME_SET_CURRENT(start);
+	check_engine(radik_push_chunk(feed->guard->selection, feed->count, &err), &err);
+	feed->rows_sent += feed->count;
+	feed->count = 0;
+	check_engine(radik_threshold(feed->guard->selection, &kth_key, &valid, &err), &err);
+	if (valid && kth_key < feed->threshold)
+	{
+		feed->threshold = kth_key;
+		if (feed->workers != NULL)
+			radik_parallel_set_threshold(feed->workers, kth_key);
+	}
+	check_engine(radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
+									&feed->capacity, &err), &err);
+	feed->push_at = feed->capacity;
+	feed->copy_ms += elapsed_ms(start);
+}
+
+/* Keep the rows of batch whose key is NULL, as many as may be returned. */
+static void
+feed_nulls(EngineFeed *feed, const RadikKeyBatch *batch)
+{
+	for (size_t i = 0; i < batch->nnulls && feed->nulls.count < feed->nulls_limit; i++)
+		tid_list_append(&feed->nulls, &batch->nulls[i]);
+}
+
+/* Copy a worker's batch into the chunk buffer, dropping keys beyond the threshold. */
+static void
+feed_worker_batch(EngineFeed *feed, const RadikKeyBatch *batch)
+{
+	for (size_t i = 0; i < batch->count; i++)
+	{
+		uint64		key = feed->key_bytes == 4 ? ((const uint32 *) batch->keys)[i] :
+		((const uint64 *) batch->keys)[i];
+
+		if (key > feed->threshold)
+			continue;
+		if (feed->key_bytes == 4)
+			((uint32 *) feed->keys)[feed->count] = (uint32) key;
+		else
+			((uint64 *) feed->keys)[feed->count] = key;
+		feed->ids[feed->count++] = batch->ids[i];
+		if (feed->count == feed->push_at)
+			feed_push(feed);
+	}
+	feed_nulls(feed, batch);
+}
+
+/*
+ * Extract up to max_pages pages with this process's extractor straight into the chunk buffer.
+ * Returns false once the extractor has no rows left.
+ */
+static bool
+feed_from_extractor(EngineFeed *feed, RadikExtractor *extractor, int max_pages)
+{
+	ItemPointerData nulls[MaxHeapTuplesPerPage * 2];
+	RadikKeyBatch view;
+	bool		more;
+
+	if (feed->push_at - feed->count < MaxHeapTuplesPerPage)
+		feed_push(feed);
+
+	view.key_bytes = feed->key_bytes;
+	view.keys = (char *) feed->keys + feed->count * feed->key_bytes;
+	view.ids = feed->ids + feed->count;
+	view.count = 0;
+	view.capacity = feed->push_at - feed->count;
+	view.nulls = nulls;
+	view.nnulls = 0;
+	view.nulls_capacity = lengthof(nulls);
+	more = radik_extract(extractor, &view, feed->threshold, max_pages);
+	feed->count += view.count;
+	feed_nulls(feed, &view);
+	if (feed->push_at - feed->count < MaxHeapTuplesPerPage)
+		feed_push(feed);
+	return more;
+}
+
+/*
+ * Read the table (alone, or with the workers of a parallel scan) and feed every qualifying row
+ * to the engine.  Adds the rows scanned and matched to stats.
+ */
+static void
+feed_table(EngineFeed *feed, Relation rel, Snapshot snapshot, ExprContext *econtext,
+		   ExprState *qual, const RadikSortKey *key, const RadikParallelPlan *parallel,
+		   RadikSelectStats *stats)
+{
+	RadikParallelScan *workers = NULL;
+	RadikExtractor extractor;
+	bool		leader_scans = true;
+	bool		workers_done = true;
+
+	if (parallel != NULL && parallel->nworkers > 0 && IsInParallelMode() &&
+		rel->rd_rel->relam == HEAP_TABLE_AM_OID)
+	{
+		stats->workers_planned = parallel->nworkers;
+		workers = radik_parallel_begin(rel, snapshot, key, parallel->key_expr, parallel->quals,
+									   parallel->params, parallel->nworkers, feed->nulls_limit);
+	}
+	if (workers != NULL)
+	{
+		stats->workers_launched = radik_parallel_workers_launched(workers);
+		feed->workers = workers;
+		workers_done = stats->workers_launched == 0;
+		leader_scans = parallel_leader_participation || workers_done;
+	}
+	radik_extract_begin(&extractor, rel, snapshot,
+						workers != NULL ? radik_parallel_table_scan(workers) : NULL,
+						econtext, qual, key, feed->nulls_limit);
+
+	while (leader_scans || !workers_done)
+	{
+		RadikKeyBatch batch;
+
+		/* Whatever the workers have sent, then a few pages of this process's own. */
+		while (!workers_done && radik_parallel_receive(workers, &batch, !leader_scans,
+													   &workers_done))
+			feed_worker_batch(feed, &batch);
+		if (leader_scans)
+			leader_scans = feed_from_extractor(feed, &extractor,
+											   workers != NULL && !workers_done ?
+											   LEADER_PAGES_PER_CALL_PARALLEL :
+											   LEADER_PAGES_PER_CALL_SERIAL);
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	stats->rows_scanned += extractor.rows_scanned;
+	stats->rows_matched += extractor.rows_matched;
+	radik_extract_end(&extractor);
+	if (workers != NULL)
+	{
+		radik_parallel_end(workers, &stats->rows_scanned, &stats->rows_matched);
+		feed->workers = NULL;
+	}
+}
+
 /*
  * The second pass of a with_ties selection: every row that passes the quals and whose key
  * equals boundary_key, in block order.
  */
 static void
 collect_boundary_ties(Relation rel, Snapshot snapshot, ExprContext *econtext, ExprState *qual,
-					  const KeyReader *reader, uint64 boundary_key, TidList *ties,
+					  const RadikSortKey *key, uint64 boundary_key, TidList *ties,
 					  RadikSelectStats *stats)
 {
-	RowReader	rows;
+	RadikExtractor extractor;
+	RadikKeyBatch batch;
+	bool		more;
 
-	row_reader_begin(&rows, rel, snapshot, qual != NULL || reader->key->attnum <= 0);
-	while (row_reader_next(&rows))
+	radik_extract_begin(&extractor, rel, snapshot, NULL, econtext, qual, key, 0);
+	batch.key_bytes = extractor.key_bytes;
+	batch.capacity = batch.nulls_capacity = MaxHeapTuplesPerPage * 16;
+	batch.keys = palloc(batch.capacity * sizeof(uint64));
+	batch.ids = palloc(batch.capacity * sizeof(uint64));
+	batch.nulls = palloc(batch.capacity * sizeof(ItemPointerData));
+	do
 	{
-		uint64		key;
-
-		CHECK_FOR_INTERRUPTS();
-		stats->rows_rescanned++;
-		if (rows.fill_slot)
+		batch.count = batch.nnulls = 0;
+		more = radik_extract(&extractor, &batch, boundary_key, LEADER_PAGES_PER_CALL_SERIAL);
+		for (size_t i = 0; i < batch.count; i++)
 		{
-			set_current_row(econtext, rows.slot);
-			if (qual != NULL && !ExecQual(qual, econtext))
+			uint64		row_key = batch.key_bytes == 4 ? ((uint32 *) batch.keys)[i] :
+			((uint64 *) batch.keys)[i];
+			ItemPointerData tid;
+
+			if (row_key != boundary_key)
 				continue;
+			radik_unpack_tid(batch.ids[i], &tid);
+			tid_list_append(ties, &tid);
 		}
-		if (read_key(reader, &rows, &key) && key == boundary_key)
-			tid_list_append(ties, row_reader_tid(&rows));
-	}
-	row_reader_end(&rows);
+	} while (more);
+	stats->rows_rescanned += extractor.rows_scanned;
+	radik_extract_end(&extractor);
 }
 
 /*
@@ -391,35 +389,22 @@ estimate_table_rows(Relation rel, BlockNumber nblocks)
 void
 radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 				  ExprState *qual, const RadikSortKey *key, int64 k, bool with_ties,
-				  RadikSelectResult *result)
+				  const RadikParallelPlan *parallel, RadikSelectResult *result)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
 	MemoryContext work_context;
-	EngineGuard *guard;
-	KeyReader	reader;
-	int			key_bytes;
+	EngineFeed	feed;
 	radik_device device;
 	radik_error err;
 	BlockNumber nblocks;
 	uint64		row_bound;
 	uint64		engine_k;
-	RowReader	rows;
 	TupleTableSlot *saved_scantuple = econtext->ecxt_scantuple;
-	void	   *chunk_keys = NULL;
-	uint64	   *chunk_ids = NULL;
-	size_t		chunk_capacity = 0;
-	size_t		chunk_count = 0;
-	size_t		chunk_push_at = 0;
-	uint64		threshold = 0;
-	int			threshold_valid = 0;
-	TidList		nulls = {0};
 	uint64		engine_count;
 	uint64	   *engine_keys;
 	uint64	   *engine_ids;
-	int64		nulls_kept_limit;
 	instr_time	start;
 	instr_time	step;
-	double		copy_ms = 0.0;
 	int64		take_nulls;
 	int64		take_engine;
 	uint64		tie_key = 0;
@@ -433,11 +418,9 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	if (k == 0)
 		return;
 
-	reader.key = key;
-	reader.map = radik_key_map(key->type, key->descending, &key_bytes);
-	reader.econtext = econtext;
-	if (key->attnum > 0)
-		column_reader_init(&reader.column, rel, key->attnum);
+	memset(&feed, 0, sizeof(feed));
+	(void) radik_key_map(key->type, key->descending, &feed.key_bytes);
+	feed.threshold = PG_UINT64_MAX;
 
 	/*
 	 * No visible row lies beyond the blocks the table has now, so this bounds the rows the scan
@@ -459,111 +442,69 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	}
 	else
 		engine_k = with_ties ? (uint64) k + 1 : (uint64) k;
-	nulls_kept_limit = (k < 0 || with_ties) ? PG_INT64_MAX : k;
+	feed.nulls_limit = (k < 0 || with_ties) ? PG_INT64_MAX : k;
 
 	work_context = AllocSetContextCreate(caller_context, "radik selection",
 										 ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(work_context);
-	guard = palloc0(sizeof(EngineGuard));
-	guard->callback.func = close_engine_selection;
-	guard->callback.arg = guard;
-	MemoryContextRegisterResetCallback(work_context, &guard->callback);
+	feed.guard = palloc0(sizeof(EngineGuard));
+	feed.guard->callback.func = close_engine_selection;
+	feed.guard->callback.arg = feed.guard;
+	MemoryContextRegisterResetCallback(work_context, &feed.guard->callback);
 
 	INSTR_TIME_SET_CURRENT(start);
 	if (engine_k > 0)
 	{
 		double		expected_rows = rel->rd_rel->reltuples > 0 ? rel->rd_rel->reltuples : 0;
 
-		check_engine(radik_open(device, key_bytes, engine_k, (uint64) expected_rows,
-								&guard->selection, &err), &err);
-		strlcpy(result->stats.device, radik_selection_device_name(guard->selection),
+		check_engine(radik_open(device, feed.key_bytes, engine_k, (uint64) expected_rows,
+								&feed.guard->selection, &err), &err);
+		strlcpy(result->stats.device, radik_selection_device_name(feed.guard->selection),
 				sizeof(result->stats.device));
-		check_engine(radik_chunk_buffer(guard->selection, &chunk_keys, &chunk_ids,
-										&chunk_capacity, &err), &err);
+		check_engine(radik_chunk_buffer(feed.guard->selection, &feed.keys, &feed.ids,
+										&feed.capacity, &err), &err);
 
 		/*
 		 * Push the first chunk early, once it holds a few times k keys, so that the engine's
 		 * threshold starts filtering rows as soon as it means something; full chunks after.
 		 */
-		chunk_push_at = chunk_capacity;
-		if (engine_k <= chunk_capacity / 16)
-			chunk_push_at = Max((size_t) engine_k * 4, Min(chunk_capacity, (size_t) 8192));
-	}
+		feed.push_at = feed.capacity;
+		if (engine_k <= feed.capacity / 16)
+			feed.push_at = Max((size_t) engine_k * 4, Min(feed.capacity, (size_t) 8192));
 
-	row_reader_begin(&rows, rel, snapshot, qual != NULL || key->attnum <= 0);
-	while (row_reader_next(&rows))
-	{
-		uint64		row_key;
-
-		CHECK_FOR_INTERRUPTS();
-		result->stats.rows_scanned++;
-		if (rows.fill_slot)
-		{
-			set_current_row(econtext, rows.slot);
-			if (qual != NULL && !ExecQual(qual, econtext))
-				continue;
-		}
-		result->stats.rows_matched++;
-
-		if (!read_key(&reader, &rows, &row_key))
-		{
-			if (nulls.count < nulls_kept_limit)
-				tid_list_append(&nulls, row_reader_tid(&rows));
-			continue;
-		}
-		if (threshold_valid && row_key > threshold)
-			continue;			/* can no longer be among the best */
-
-		if (key_bytes == 4)
-			((uint32 *) chunk_keys)[chunk_count] = (uint32) row_key;
-		else
-			((uint64 *) chunk_keys)[chunk_count] = row_key;
-		chunk_ids[chunk_count] = radik_pack_tid(row_reader_tid(&rows));
-		if (++chunk_count == chunk_push_at)
+		/* With no block there is no row, and no engine to feed. */
+		feed_table(&feed, rel, snapshot, econtext, qual, key, parallel, &result->stats);
+		if (feed.count > 0)
 		{
 			INSTR_TIME_SET_CURRENT(step);
-			check_engine(radik_push_chunk(guard->selection, chunk_count, &err), &err);
-			result->stats.rows_sent += chunk_count;
-			chunk_count = 0;
-			check_engine(radik_threshold(guard->selection, &threshold, &threshold_valid, &err),
-						 &err);
-			check_engine(radik_chunk_buffer(guard->selection, &chunk_keys, &chunk_ids,
-											&chunk_capacity, &err), &err);
-			chunk_push_at = chunk_capacity;
-			copy_ms += elapsed_ms(step);
+			check_engine(radik_push_chunk(feed.guard->selection, feed.count, &err), &err);
+			feed.rows_sent += feed.count;
+			feed.copy_ms += elapsed_ms(step);
 		}
 	}
-	row_reader_end(&rows);
-
-	if (chunk_count > 0)
-	{
-		INSTR_TIME_SET_CURRENT(step);
-		check_engine(radik_push_chunk(guard->selection, chunk_count, &err), &err);
-		result->stats.rows_sent += chunk_count;
-		copy_ms += elapsed_ms(step);
-	}
-	result->stats.copy_ms = copy_ms;
-	result->stats.scan_ms = elapsed_ms(start) - copy_ms;
+	result->stats.rows_sent = feed.rows_sent;
+	result->stats.copy_ms = feed.copy_ms;
+	result->stats.scan_ms = elapsed_ms(start) - feed.copy_ms;
 
 	/* The engine's answer: its best rows, sorted by key. */
 	INSTR_TIME_SET_CURRENT(step);
 	engine_count = 0;
-	if (guard->selection != NULL)
-		check_engine(radik_finish(guard->selection, &engine_count, &err), &err);
+	if (feed.guard->selection != NULL)
+		check_engine(radik_finish(feed.guard->selection, &engine_count, &err), &err);
 	engine_keys = MemoryContextAllocHuge(work_context, Max(engine_count, 1) * sizeof(uint64));
 	engine_ids = MemoryContextAllocHuge(work_context, Max(engine_count, 1) * sizeof(uint64));
 	if (engine_count > 0)
-		check_engine(radik_result(guard->selection, engine_keys, engine_ids, &err), &err);
-	radik_close(guard->selection);
-	guard->selection = NULL;
+		check_engine(radik_result(feed.guard->selection, engine_keys, engine_ids, &err), &err);
+	radik_close(feed.guard->selection);
+	feed.guard->selection = NULL;
 	result->stats.select_ms = elapsed_ms(step);
 
 	/* Put the rows in order and cut them at k (see choose_cut). */
-	if (choose_cut(k, with_ties, key->nulls_first, nulls.count, engine_keys,
+	if (choose_cut(k, with_ties, key->nulls_first, feed.nulls.count, engine_keys,
 				   (int64) engine_count, &take_nulls, &take_engine, &tie_key))
 	{
 		INSTR_TIME_SET_CURRENT(step);
-		collect_boundary_ties(rel, snapshot, econtext, qual, &reader, tie_key, &ties,
+		collect_boundary_ties(rel, snapshot, econtext, qual, key, tie_key, &ties,
 							  &result->stats);
 		result->stats.scan_ms += elapsed_ms(step);
 	}
@@ -575,7 +516,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	out = 0;
 	if (key->nulls_first && take_nulls > 0)
 	{
-		memcpy(result->tids, nulls.items, take_nulls * sizeof(ItemPointerData));
+		memcpy(result->tids, feed.nulls.items, take_nulls * sizeof(ItemPointerData));
 		memset(result->keys, 0, take_nulls * sizeof(uint64));
 		result->null_keys_begin = 0;
 		result->null_keys_end = take_nulls;
@@ -593,7 +534,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	}
 	if (!key->nulls_first && take_nulls > 0)
 	{
-		memcpy(result->tids + out, nulls.items, take_nulls * sizeof(ItemPointerData));
+		memcpy(result->tids + out, feed.nulls.items, take_nulls * sizeof(ItemPointerData));
 		memset(result->keys + out, 0, take_nulls * sizeof(uint64));
 		result->null_keys_begin = out;
 		result->null_keys_end = out + take_nulls;

@@ -17,6 +17,7 @@
 #include "postgres.h"
 
 #include "executor/executor.h"
+#include "nodes/params.h"
 #include "nodes/execnodes.h"
 #include "storage/itemptr.h"
 #include "utils/relcache.h"
@@ -49,10 +50,24 @@ radik_unpack_tid(uint64 packed, ItemPointer tid)
 	ItemPointerSet(tid, (BlockNumber) (packed >> 16), (OffsetNumber) (packed & 0xFFFF));
 }
 
+/*
+ * What parallel workers need to extract keys too (radik_parallel.h): the quals and the first
+ * key as plan expressions, to be sent to them, and the query's parameters.
+ */
+typedef struct RadikParallelPlan
+{
+	int			nworkers;		/* workers to ask for; 0: the calling process alone */
+	List	   *quals;
+	Expr	   *key_expr;
+	ParamListInfo params;
+} RadikParallelPlan;
+
 /* What the selection did, for EXPLAIN ANALYZE. */
 typedef struct RadikSelectStats
 {
 	char		device[128];	/* "cpu" or the GPU's name */
+	int			workers_planned;	/* parallel workers asked for */
+	int			workers_launched;	/* parallel workers that ran */
 	int64		rows_scanned;	/* visible rows read from the heap */
 	int64		rows_matched;	/* of those, rows that passed the quals */
 	int64		rows_rescanned; /* visible rows read again to gather ties (with_ties) */
@@ -83,11 +98,13 @@ extern const char *radik_supported_type_names(void);
 /*
  * Select the best k rows of rel visible to snapshot that pass qual (NULL: all rows).
  * econtext is used to evaluate qual and key->expr; its scan tuple is set to each row in turn.
- * k < 0 means no limit (every row, ordered).  The result is palloc'd in the current memory
- * context; engine resources are released on error through a memory context callback.
+ * k < 0 means no limit (every row, ordered).  With parallel (may be NULL) asking for workers,
+ * and the caller in parallel mode, parallel workers read part of the table.  The result is
+ * palloc'd in the current memory context; engine resources are released on error through a
+ * memory context callback.
  */
 extern void radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 							  ExprState *qual, const RadikSortKey *key, int64 k, bool with_ties,
-							  RadikSelectResult *result);
+							  const RadikParallelPlan *parallel, RadikSelectResult *result);
 
 #endif							/* RADIK_SELECT_H */

@@ -519,7 +519,8 @@ run_selection(TopkRequest *req, List *security_quals)
 	if (quals != NIL)
 		qual = ExecInitQual(quals, NULL);
 
-	radik_select_rows(req->rel, GetActiveSnapshot(), econtext, qual, &key, req->k, false, result);
+	radik_select_rows(req->rel, GetActiveSnapshot(), econtext, qual, &key, req->k, false, NULL,
+					  result);
 
 	FreeExecutorState(estate);
 	return result;

@@ -1,0 +1,261 @@
+/*
+ * radik_extract.c
+ *	  Read a table's visible rows, run the quals, compute each row's first sort key and put the
+ *	  (key, row id) pairs that can still be selected into a batch (radik_extract.h).
+ *
+ * The rows are exactly those a sequential scan with the same snapshot would see: the scan is a
+ * table AM sequential scan (table_beginscan_strat, or table_beginscan_parallel on a parallel
+ * table scan), which applies the snapshot's visibility rules, takes the predicate locks of a
+ * serializable transaction and uses the bulk-read buffer strategy.  Synchronized scans are off,
+ * so a serial scan reads the blocks in order every time.
+ *
+ * Reading keys is most of a selection's time, so on a heap table the extractor walks the pages
+ * itself with heapgetpage, the function a sequential scan uses to read a page and list the
+ * tuples visible to the snapshot (skipping per-tuple checks on all-visible pages), taking the
+ * blocks in order or from the parallel scan as a parallel sequential scan does
+ * (table_block_parallelscan_nextpage).  A key that is a plain column is then read in place from
+ * each visible tuple, at its fixed offset when the columns before it are fixed-width and the
+ * tuple has no NULLs (else heap_getattr), without storing the row in a slot.  Rows go through a
+ * slot only where quals or a key expression need one.  Other table AMs (radik_topk() accepts any
+ * table) go through table_scan_getnextslot, one row at a time.
+ *
+ * The work is done page by page: a call reads pages while the batch has room for a whole page's
+ * rows, so the caller decides how often to look at other things (a worker sends its batch, the
+ * leader reads the workers' batches and feeds the engine).  heapgetpage checks for interrupts on
+ * every page; the slot path checks on every row.
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/tableam.h"
+#include "access/tupmacs.h"
+#include "catalog/pg_am.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+
+#include "radik_extract.h"
+
+/* Prepare to read column attnum of rel straight from its tuples. */
+static void
+column_reader_init(RadikColumnReader *column, Relation rel, AttrNumber attnum)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Form_pg_attribute target = TupleDescAttr(desc, attnum - 1);
+	int32		offset = 0;
+
+	column->attnum = attnum;
+	column->desc = desc;
+	column->byval = target->attbyval;
+	column->len = target->attlen;
+
+	/* As heap_deform_tuple lays columns out: fixed-width ones at aligned, known offsets. */
+	for (int i = 0; i < attnum; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attlen <= 0)
+		{
+			offset = -1;
+			break;
+		}
+		offset = att_align_nominal(offset, att->attalign);
+		if (i < attnum - 1)
+			offset += att->attlen;
+	}
+	column->fixed_offset = offset;
+}
+
+/* The column's value in tuple. */
+static inline Datum
+read_column(const RadikColumnReader *column, HeapTuple tuple, bool *isnull)
+{
+	HeapTupleHeader header = tuple->t_data;
+
+	if (column->fixed_offset >= 0 && (header->t_infomask & HEAP_HASNULL) == 0 &&
+		HeapTupleHeaderGetNatts(header) >= column->attnum)
+	{
+		*isnull = false;
+		return fetch_att((char *) header + header->t_hoff + column->fixed_offset,
+						 column->byval, column->len);
+	}
+	/* NULLs, variable-width columns before it, or a column added after the row was written */
+	return heap_getattr(tuple, column->attnum, column->desc, isnull);
+}
+
+void
+radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
+					ParallelTableScanDesc pscan, ExprContext *econtext, ExprState *qual,
+					const RadikSortKey *key, int64 nulls_limit)
+{
+	memset(extractor, 0, sizeof(*extractor));
+	extractor->rel = rel;
+	extractor->key = key;
+	extractor->map = radik_key_map(key->type, key->descending, &extractor->key_bytes);
+	if (key->attnum > 0)
+		column_reader_init(&extractor->column, rel, key->attnum);
+	extractor->econtext = econtext;
+	extractor->qual = qual;
+	extractor->nulls_limit = nulls_limit;
+
+	if (pscan != NULL)
+	{
+		extractor->scan = table_beginscan_parallel(rel, pscan);
+		extractor->parallel = true;
+	}
+	else
+		extractor->scan = table_beginscan_strat(rel, snapshot, 0, NULL, true, false);
+	extractor->slot = table_slot_create(rel, NULL);
+
+	/* heapgetpage lists a page's visible tuples only in page mode (an MVCC snapshot) */
+	extractor->heap_pages = rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+		(extractor->scan->rs_flags & SO_ALLOW_PAGEMODE) != 0;
+	extractor->need_slot = qual != NULL || key->attnum <= 0;
+}
+
+/*
+ * The row in slot, or on the heap path the row in tuple (stored into slot when quals or a key
+ * expression need it): does it pass the quals, and where does it go in batch?
+ */
+static inline void
+extract_row(RadikExtractor *extractor, HeapTuple tuple, Buffer buffer, ItemPointer tid,
+			RadikKeyBatch *batch, uint64 threshold)
+{
+	TupleTableSlot *slot = extractor->slot;
+	Datum		value;
+	bool		isnull;
+	uint64		key;
+
+	extractor->rows_scanned++;
+	if (extractor->need_slot)
+	{
+		if (tuple != NULL)
+			ExecStoreBufferHeapTuple(tuple, slot, buffer);
+		ResetExprContext(extractor->econtext);
+		extractor->econtext->ecxt_scantuple = slot;
+		if (extractor->qual != NULL && !ExecQual(extractor->qual, extractor->econtext))
+			return;
+	}
+	extractor->rows_matched++;
+
+	if (extractor->key->attnum <= 0)
+		value = ExecEvalExprSwitchContext(extractor->key->expr, extractor->econtext, &isnull);
+	else if (tuple == NULL)
+		value = slot_getattr(slot, extractor->key->attnum, &isnull);
+	else
+		value = read_column(&extractor->column, tuple, &isnull);
+
+	if (isnull)
+	{
+		if (extractor->nulls_seen++ < extractor->nulls_limit)
+			batch->nulls[batch->nnulls++] = *tid;
+		return;
+	}
+	key = extractor->map(value);
+	if (key > threshold)
+		return;					/* can no longer be among the best */
+	if (extractor->key_bytes == 4)
+		((uint32 *) batch->keys)[batch->count] = (uint32) key;
+	else
+		((uint64 *) batch->keys)[batch->count] = key;
+	batch->ids[batch->count++] = radik_pack_tid(tid);
+}
+
+/* The next block to read, or InvalidBlockNumber at the end of the scan. */
+static BlockNumber
+next_block(RadikExtractor *extractor)
+{
+	HeapScanDesc hscan = (HeapScanDesc) extractor->scan;
+
+	if (extractor->parallel)
+	{
+		ParallelBlockTableScanDesc pbscan =
+		(ParallelBlockTableScanDesc) extractor->scan->rs_parallel;
+
+		if (extractor->next_block == 0)
+		{
+			/* first call: join the parallel scan */
+			table_block_parallelscan_startblock_init(extractor->rel,
+													 hscan->rs_parallelworkerdata, pbscan);
+			extractor->next_block = 1;
+		}
+		return table_block_parallelscan_nextpage(extractor->rel,
+												 hscan->rs_parallelworkerdata, pbscan);
+	}
+	if (extractor->next_block >= hscan->rs_nblocks)
+		return InvalidBlockNumber;
+	return extractor->next_block++;
+}
+
+/* Read one heap page and extract its visible rows. */
+static void
+extract_heap_page(RadikExtractor *extractor, BlockNumber block, RadikKeyBatch *batch,
+				  uint64 threshold)
+{
+	HeapScanDesc hscan = (HeapScanDesc) extractor->scan;
+	HeapTupleData tuple;
+	Page		page;
+
+	heapgetpage(extractor->scan, block);	/* checks for interrupts */
+	page = BufferGetPage(hscan->rs_cbuf);
+	tuple.t_tableOid = RelationGetRelid(extractor->rel);
+	for (int i = 0; i < hscan->rs_ntuples; i++)
+	{
+		OffsetNumber offnum = hscan->rs_vistuples[i];
+		ItemId		lp = PageGetItemId(page, offnum);
+
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		tuple.t_len = ItemIdGetLength(lp);
+		ItemPointerSet(&tuple.t_self, block, offnum);
+		extract_row(extractor, &tuple, hscan->rs_cbuf, &tuple.t_self, batch, threshold);
+	}
+}
+
+bool
+radik_extract(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold, int max_pages)
+{
+	Assert(batch->key_bytes == extractor->key_bytes);
+	if (extractor->finished)
+		return false;
+
+	if (!extractor->heap_pages)
+	{
+		int64		max_rows = (int64) max_pages * MaxHeapTuplesPerPage;
+
+		/* Other table AMs: one row at a time through the slot. */
+		for (int64 i = 0; i < max_rows && batch->count < batch->capacity &&
+			 batch->nnulls < batch->nulls_capacity; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (!table_scan_getnextslot(extractor->scan, ForwardScanDirection, extractor->slot))
+			{
+				extractor->finished = true;
+				return false;
+			}
+			extract_row(extractor, NULL, InvalidBuffer, &extractor->slot->tts_tid, batch,
+						threshold);
+		}
+		return true;
+	}
+
+	for (int pages = 0; pages < max_pages && radik_batch_has_room(batch); pages++)
+	{
+		BlockNumber block = next_block(extractor);
+
+		if (!BlockNumberIsValid(block))
+		{
+			extractor->finished = true;
+			return false;
+		}
+		extract_heap_page(extractor, block, batch, threshold);
+	}
+	return true;
+}
+
+void
+radik_extract_end(RadikExtractor *extractor)
+{
+	ExecDropSingleTupleTableSlot(extractor->slot);
+	table_endscan(extractor->scan);
+}

@@ -1,0 +1,107 @@
+/*
+ * radik_extract.h
+ *	  The key extractor: walks a table's rows visible to a snapshot, runs the quals, computes each
+ *	  row's first sort key and hands (key, row id) pairs over in batches.
+ *
+ * It is the one place that reads the table for a selection, in the backend that runs the query
+ * and in the parallel workers alike (radik_parallel.c): a serial extractor walks every block
+ * itself, a parallel one takes blocks from a parallel table scan shared with the other
+ * processes.  The caller gives, with every call, the largest key still worth having (the
+ * engine's running k-th key, or PG_UINT64_MAX), so rows that cannot be selected are dropped here
+ * and never copied anywhere.
+ */
+#ifndef RADIK_EXTRACT_H
+#define RADIK_EXTRACT_H
+
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "access/htup_details.h"
+#include "executor/executor.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+
+#include "radik_datum_keys.h"
+#include "radik_select.h"
+
+/*
+ * Rows extracted and not yet handed on.  keys holds uint32 or uint64 values (key_bytes), ids the
+ * packed TIDs (radik_pack_tid), nulls the rows whose key is NULL.  The arrays belong to the
+ * caller; the extractor fills them from count and nnulls on.
+ */
+typedef struct RadikKeyBatch
+{
+	int			key_bytes;
+	void	   *keys;
+	uint64	   *ids;
+	size_t		count;
+	size_t		capacity;
+	ItemPointerData *nulls;
+	size_t		nnulls;
+	size_t		nulls_capacity;
+} RadikKeyBatch;
+
+/* How to read a plain column straight from a heap tuple. */
+typedef struct RadikColumnReader
+{
+	AttrNumber	attnum;
+	TupleDesc	desc;
+	int32		fixed_offset;	/* >= 0: its offset in a tuple without NULLs */
+	bool		byval;
+	int16		len;
+} RadikColumnReader;
+
+/* One table scan's extraction state; see radik_extract_begin. */
+typedef struct RadikExtractor
+{
+	Relation	rel;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	bool		heap_pages;		/* walking heap pages with heapgetpage */
+	bool		need_slot;		/* quals or a key expression read the row through slot */
+	bool		parallel;		/* blocks come from a parallel table scan */
+	bool		finished;
+	BlockNumber next_block;		/* serial heap walk: the next block to read */
+
+	const RadikSortKey *key;
+	RadikKeyMap map;
+	int			key_bytes;
+	RadikColumnReader column;	/* when key->attnum > 0 */
+	ExprContext *econtext;
+	ExprState  *qual;
+	int64		nulls_limit;	/* NULL-key rows to keep at most; the rest are only counted */
+
+	int64		rows_scanned;	/* visible rows read */
+	int64		rows_matched;	/* of those, rows that passed the quals */
+	int64		nulls_seen;		/* of those, rows whose key is NULL */
+} RadikExtractor;
+
+/*
+ * Start extracting rel's rows visible to snapshot: every block when pscan is NULL, else the
+ * blocks this process takes from the parallel scan pscan (whose snapshot is then used).  qual
+ * (may be NULL) and key->expr are evaluated in econtext with the row as its scan tuple.  Of
+ * the rows whose key is NULL, the first nulls_limit are handed over.
+ */
+extern void radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
+								ParallelTableScanDesc pscan, ExprContext *econtext,
+								ExprState *qual, const RadikSortKey *key, int64 nulls_limit);
+
+/*
+ * Extract rows into batch until it lacks room for another page's rows, or max_pages pages have
+ * been read.  Rows whose key is greater than threshold are skipped.  Returns false once the
+ * scan has no rows left.
+ */
+extern bool radik_extract(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold,
+						  int max_pages);
+
+/* Does batch have room for the rows of one more page? */
+static inline bool
+radik_batch_has_room(const RadikKeyBatch *batch)
+{
+	return batch->capacity - batch->count >= MaxHeapTuplesPerPage &&
+		batch->nulls_capacity - batch->nnulls >= MaxHeapTuplesPerPage;
+}
+
+extern void radik_extract_end(RadikExtractor *extractor);
+
+#endif							/* RADIK_EXTRACT_H */

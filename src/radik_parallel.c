@@ -1,0 +1,394 @@
+/*
+ * radik_parallel.c
+ *	  Parallel key extraction (radik_parallel.h): the leader's side, which starts the workers and
+ *	  reads what they send, and the workers' entry point.
+ *
+ * It is built the way PostgreSQL's own parallel operations are (a parallel btree build, a Gather
+ * node): a ParallelContext whose dynamic shared memory holds a parallel table scan, the query's
+ * quals and key expression as node strings, the query's parameters, and one shm_mq per worker.
+ * ParallelWorkerMain gives each worker the leader's transaction, snapshots, user, GUCs and
+ * locks (group locking), then calls radik_parallel_worker_main, which opens the table, compiles
+ * the expressions and runs the same extractor as the leader on the blocks the parallel scan
+ * hands it.  Errors in a worker reach the leader through the parallel context's error queue, as
+ * for any parallel query.
+ *
+ * The pairs travel in batches: a message is a header (the number of keys and of NULL-key rows)
+ * followed by the ids (8 bytes each), the keys (4 or 8 bytes each) and the NULL-key rows' TIDs,
+ * so every array lands 8-byte aligned in the receiver.  The leader publishes the engine's running
+ * k-th key in a shared atomic, read by each worker before every few pages; once the selection
+ * has settled a worker sends almost nothing, and the leader mostly waits for the scan to end.
+ *
+ * The workers never load the GPU engine: they only read the heap.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "port/atomics.h"
+#include "storage/latch.h"
+#include "storage/shm_mq.h"
+#include "storage/shm_toc.h"
+#include "storage/spin.h"
+#include "utils/memutils.h"
+#include "utils/wait_event.h"
+
+#include "radik_parallel.h"
+
+/* Keys of the shared memory table of contents. */
+#define RADIK_TOC_SHARED	UINT64CONST(0x5241444B00000001)
+#define RADIK_TOC_QUALS		UINT64CONST(0x5241444B00000002)
+#define RADIK_TOC_KEY_EXPR	UINT64CONST(0x5241444B00000003)
+#define RADIK_TOC_PARAMS	UINT64CONST(0x5241444B00000004)
+#define RADIK_TOC_QUEUES	UINT64CONST(0x5241444B00000005)
+
+/* Each worker's queue to the leader, and the most rows a worker sends in one message. */
+#define RADIK_QUEUE_BYTES	(512 * 1024)
+#define RADIK_WORKER_BATCH_ROWS 8192
+
+/* Pages a worker reads between two looks at the threshold. */
+#define RADIK_WORKER_PAGES_PER_CALL 8
+
+/* What the leader tells every worker, and what the workers report back. */
+typedef struct RadikParallelShared
+{
+	Oid			relid;
+	Oid			key_type;
+	bool		key_descending;
+	bool		key_nulls_first;
+	AttrNumber	key_attnum;
+	int64		nulls_limit;
+
+	pg_atomic_uint64 threshold; /* keys above it are not worth sending */
+
+	slock_t		mutex;			/* protects the totals below */
+	int64		rows_scanned;
+	int64		rows_matched;
+
+	/* the parallel table scan follows, MAXALIGN'd */
+} RadikParallelShared;
+
+#define SHARED_TABLE_SCAN(shared) \
+	((ParallelTableScanDesc) ((char *) (shared) + MAXALIGN(sizeof(RadikParallelShared))))
+
+/* The head of one message. */
+typedef struct RadikBatchHeader
+{
+	uint32		count;			/* (key, id) pairs */
+	uint32		nnulls;			/* TIDs of rows whose key is NULL */
+} RadikBatchHeader;
+
+struct RadikParallelScan
+{
+	ParallelContext *pcxt;
+	RadikParallelShared *shared;
+	int			key_bytes;
+	int			nqueues;		/* one per launched worker */
+	shm_mq_handle **queues;		/* NULL once its worker has finished */
+	int			nactive;
+	int			next_queue;		/* where the next round of polling starts */
+};
+
+PGDLLEXPORT void radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc);
+
+/* Put a copy of string in the parallel context's shared memory under key. */
+static void
+store_string(ParallelContext *pcxt, uint64 key, const char *string)
+{
+	char	   *space = shm_toc_allocate(pcxt->toc, strlen(string) + 1);
+
+	strcpy(space, string);
+	shm_toc_insert(pcxt->toc, key, space);
+}
+
+RadikParallelScan *
+radik_parallel_begin(Relation rel, Snapshot snapshot, const RadikSortKey *key, Expr *key_expr,
+					 List *quals, ParamListInfo params, int nworkers, int64 nulls_limit)
+{
+	RadikParallelScan *pscan;
+	ParallelContext *pcxt;
+	RadikParallelShared *shared;
+	char	   *quals_string = quals != NIL ? nodeToString(quals) : NULL;
+	char	   *key_string = key->attnum <= 0 ? nodeToString(key_expr) : NULL;
+	Size		shared_size;
+	Size		params_size = 0;
+	char	   *queue_space;
+
+	Assert(nworkers > 0 && IsInParallelMode());
+	Assert(key->attnum > 0 || key_expr != NULL);
+
+	pcxt = CreateParallelContext("radik", "radik_parallel_worker_main", nworkers);
+
+	shared_size = add_size(MAXALIGN(sizeof(RadikParallelShared)),
+						   table_parallelscan_estimate(rel, snapshot));
+	shm_toc_estimate_chunk(&pcxt->estimator, shared_size);
+	if (quals_string != NULL)
+		shm_toc_estimate_chunk(&pcxt->estimator, strlen(quals_string) + 1);
+	if (key_string != NULL)
+		shm_toc_estimate_chunk(&pcxt->estimator, strlen(key_string) + 1);
+	if (params != NULL)
+	{
+		params_size = EstimateParamListSpace(params);
+		shm_toc_estimate_chunk(&pcxt->estimator, params_size);
+	}
+	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(RADIK_QUEUE_BYTES, nworkers));
+	shm_toc_estimate_keys(&pcxt->estimator, 5);
+
+	InitializeParallelDSM(pcxt);
+	if (pcxt->seg == NULL)
+	{
+		/* no dynamic shared memory to be had: the caller goes alone */
+		DestroyParallelContext(pcxt);
+		return NULL;
+	}
+
+	shared = shm_toc_allocate(pcxt->toc, shared_size);
+	memset(shared, 0, sizeof(RadikParallelShared));
+	shared->relid = RelationGetRelid(rel);
+	shared->key_type = key->type;
+	shared->key_descending = key->descending;
+	shared->key_nulls_first = key->nulls_first;
+	shared->key_attnum = key->attnum;
+	shared->nulls_limit = nulls_limit;
+	pg_atomic_init_u64(&shared->threshold, PG_UINT64_MAX);
+	SpinLockInit(&shared->mutex);
+	table_parallelscan_initialize(rel, SHARED_TABLE_SCAN(shared), snapshot);
+	SHARED_TABLE_SCAN(shared)->phs_syncscan = false;
+	shm_toc_insert(pcxt->toc, RADIK_TOC_SHARED, shared);
+
+	if (quals_string != NULL)
+		store_string(pcxt, RADIK_TOC_QUALS, quals_string);
+	if (key_string != NULL)
+		store_string(pcxt, RADIK_TOC_KEY_EXPR, key_string);
+	if (params != NULL)
+	{
+		char	   *space = shm_toc_allocate(pcxt->toc, params_size);
+
+		shm_toc_insert(pcxt->toc, RADIK_TOC_PARAMS, space);
+		SerializeParamList(params, &space);
+	}
+
+	queue_space = shm_toc_allocate(pcxt->toc, mul_size(RADIK_QUEUE_BYTES, nworkers));
+	for (int i = 0; i < nworkers; i++)
+	{
+		shm_mq	   *mq = shm_mq_create(queue_space + (Size) i * RADIK_QUEUE_BYTES,
+									   RADIK_QUEUE_BYTES);
+
+		shm_mq_set_receiver(mq, MyProc);
+	}
+	shm_toc_insert(pcxt->toc, RADIK_TOC_QUEUES, queue_space);
+
+	LaunchParallelWorkers(pcxt);
+
+	/* The launched workers are the first nworkers_launched (as ExecParallelCreateReaders). */
+	pscan = palloc0(sizeof(RadikParallelScan));
+	pscan->pcxt = pcxt;
+	pscan->shared = shared;
+	radik_key_map(key->type, key->descending, &pscan->key_bytes);
+	pscan->nqueues = pcxt->nworkers_launched;
+	pscan->nactive = pscan->nqueues;
+	pscan->queues = palloc0(Max(pscan->nqueues, 1) * sizeof(shm_mq_handle *));
+	for (int i = 0; i < pscan->nqueues; i++)
+		pscan->queues[i] = shm_mq_attach((shm_mq *) (queue_space + (Size) i * RADIK_QUEUE_BYTES),
+										 pcxt->seg, pcxt->worker[i].bgwhandle);
+	return pscan;
+}
+
+ParallelTableScanDesc
+radik_parallel_table_scan(RadikParallelScan *pscan)
+{
+	return SHARED_TABLE_SCAN(pscan->shared);
+}
+
+int
+radik_parallel_workers_launched(RadikParallelScan *pscan)
+{
+	return pscan->nqueues;
+}
+
+void
+radik_parallel_set_threshold(RadikParallelScan *pscan, uint64 threshold)
+{
+	pg_atomic_write_u64(&pscan->shared->threshold, threshold);
+}
+
+/* Point batch at the arrays of one message. */
+static void
+parse_message(RadikParallelScan *pscan, char *data, Size nbytes, RadikKeyBatch *batch)
+{
+	RadikBatchHeader header;
+	Size		expected;
+
+	memcpy(&header, data, sizeof(header));
+	expected = sizeof(header) + (Size) header.count * (sizeof(uint64) + pscan->key_bytes) +
+		(Size) header.nnulls * sizeof(ItemPointerData);
+	if (nbytes != expected)
+		elog(ERROR, "radik parallel worker sent a message of %zu bytes, expected %zu",
+			 nbytes, expected);
+
+	batch->key_bytes = pscan->key_bytes;
+	batch->ids = (uint64 *) (data + sizeof(header));
+	batch->keys = data + sizeof(header) + (Size) header.count * sizeof(uint64);
+	batch->count = batch->capacity = header.count;
+	batch->nulls = (ItemPointerData *) ((char *) batch->keys +
+										(Size) header.count * pscan->key_bytes);
+	batch->nnulls = batch->nulls_capacity = header.nnulls;
+}
+
+bool
+radik_parallel_receive(RadikParallelScan *pscan, RadikKeyBatch *batch, bool wait,
+					   bool *all_done)
+{
+	for (;;)
+	{
+		for (int polled = 0; polled < pscan->nqueues; polled++)
+		{
+			int			i = pscan->next_queue;
+			shm_mq_result result;
+			Size		nbytes;
+			void	   *data;
+
+			pscan->next_queue = (i + 1) % pscan->nqueues;
+			if (pscan->queues[i] == NULL)
+				continue;
+			result = shm_mq_receive(pscan->queues[i], &nbytes, &data, true);
+			if (result == SHM_MQ_SUCCESS)
+			{
+				parse_message(pscan, data, nbytes, batch);
+				*all_done = false;
+				return true;
+			}
+			if (result == SHM_MQ_DETACHED)
+			{
+				/* finished (or failed: its error comes through the parallel context) */
+				shm_mq_detach(pscan->queues[i]);
+				pscan->queues[i] = NULL;
+				pscan->nactive--;
+			}
+		}
+
+		*all_done = pscan->nactive == 0;
+		if (!wait || *all_done)
+			return false;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, 0, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+void
+radik_parallel_end(RadikParallelScan *pscan, int64 *rows_scanned, int64 *rows_matched)
+{
+	for (int i = 0; i < pscan->nqueues; i++)
+	{
+		if (pscan->queues[i] != NULL)
+			shm_mq_detach(pscan->queues[i]);
+		pscan->queues[i] = NULL;
+	}
+	WaitForParallelWorkersToFinish(pscan->pcxt);
+	*rows_scanned += pscan->shared->rows_scanned;
+	*rows_matched += pscan->shared->rows_matched;
+	DestroyParallelContext(pscan->pcxt);
+	pfree(pscan->queues);
+	pfree(pscan);
+}
+
+/* Send batch to the leader and empty it; false when the leader has gone away. */
+static bool
+send_batch(shm_mq_handle *queue, RadikKeyBatch *batch)
+{
+	RadikBatchHeader header;
+	shm_mq_iovec iov[4];
+
+	header.count = (uint32) batch->count;
+	header.nnulls = (uint32) batch->nnulls;
+	iov[0].data = (const char *) &header;
+	iov[0].len = sizeof(header);
+	iov[1].data = (const char *) batch->ids;
+	iov[1].len = batch->count * sizeof(uint64);
+	iov[2].data = (const char *) batch->keys;
+	iov[2].len = batch->count * batch->key_bytes;
+	iov[3].data = (const char *) batch->nulls;
+	iov[3].len = batch->nnulls * sizeof(ItemPointerData);
+	batch->count = 0;
+	batch->nnulls = 0;
+	return shm_mq_sendv(queue, iov, 4, false, true) == SHM_MQ_SUCCESS;
+}
+
+/*
+ * A worker: extract the blocks the parallel scan hands out and send the pairs worth having to
+ * the leader.  Called by ParallelWorkerMain with the leader's transaction state in place.
+ */
+void
+radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
+{
+	RadikParallelShared *shared = shm_toc_lookup(toc, RADIK_TOC_SHARED, false);
+	char	   *queue_space = shm_toc_lookup(toc, RADIK_TOC_QUEUES, false);
+	char	   *quals_string = shm_toc_lookup(toc, RADIK_TOC_QUALS, true);
+	char	   *key_string = shm_toc_lookup(toc, RADIK_TOC_KEY_EXPR, true);
+	char	   *params_space = shm_toc_lookup(toc, RADIK_TOC_PARAMS, true);
+	shm_mq	   *mq;
+	shm_mq_handle *queue;
+	Relation	rel;
+	EState	   *estate;
+	ExprContext *econtext;
+	ExprState  *qual = NULL;
+	RadikSortKey key;
+	RadikExtractor extractor;
+	RadikKeyBatch batch;
+	bool		more;
+
+	mq = (shm_mq *) (queue_space + (Size) ParallelWorkerNumber * RADIK_QUEUE_BYTES);
+	shm_mq_set_sender(mq, MyProc);
+	queue = shm_mq_attach(mq, seg, NULL);
+
+	/* The leader holds this lock too; group locking lets the worker share it. */
+	rel = table_open(shared->relid, AccessShareLock);
+
+	estate = CreateExecutorState();
+	if (params_space != NULL)
+		estate->es_param_list_info = RestoreParamList(&params_space);
+	econtext = CreateExprContext(estate);
+	if (quals_string != NULL)
+		qual = ExecInitQual((List *) stringToNode(quals_string), NULL);
+
+	memset(&key, 0, sizeof(key));
+	key.type = shared->key_type;
+	key.descending = shared->key_descending;
+	key.nulls_first = shared->key_nulls_first;
+	key.attnum = shared->key_attnum;
+	if (key_string != NULL)
+		key.expr = ExecInitExpr((Expr *) stringToNode(key_string), NULL);
+
+	radik_extract_begin(&extractor, rel, NULL, SHARED_TABLE_SCAN(shared), econtext, qual, &key,
+						shared->nulls_limit);
+	batch.key_bytes = extractor.key_bytes;
+	batch.capacity = batch.nulls_capacity = RADIK_WORKER_BATCH_ROWS;
+	batch.keys = palloc(RADIK_WORKER_BATCH_ROWS * sizeof(uint64));
+	batch.ids = palloc(RADIK_WORKER_BATCH_ROWS * sizeof(uint64));
+	batch.nulls = palloc(RADIK_WORKER_BATCH_ROWS * sizeof(ItemPointerData));
+	batch.count = batch.nnulls = 0;
+
+	do
+	{
+		more = radik_extract(&extractor, &batch, pg_atomic_read_u64(&shared->threshold),
+							 RADIK_WORKER_PAGES_PER_CALL);
+		if ((!more || !radik_batch_has_room(&batch)) &&
+			(batch.count > 0 || batch.nnulls > 0) && !send_batch(queue, &batch))
+			break;				/* the leader has gone: it is failing or cancelled */
+	} while (more);
+
+	SpinLockAcquire(&shared->mutex);
+	shared->rows_scanned += extractor.rows_scanned;
+	shared->rows_matched += extractor.rows_matched;
+	SpinLockRelease(&shared->mutex);
+
+	radik_extract_end(&extractor);
+	table_close(rel, AccessShareLock);
+	FreeExprContext(econtext, true);
+	FreeExecutorState(estate);
+	shm_mq_detach(queue);
+}

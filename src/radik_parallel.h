@@ -1,0 +1,65 @@
+/*
+ * radik_parallel.h
+ *	  Parallel key extraction: worker processes read their share of a table's blocks with the
+ *	  key extractor (radik_extract.h) and send the (key, row id) pairs that can still be selected
+ *	  to the backend running the query, which feeds them to the engine.
+ *
+ * Only the backend running the query talks to the engine (and so to the GPU): workers read the
+ * heap and nothing else.  The leader publishes the engine's running k-th key in shared memory,
+ * and the workers drop rows beyond it before sending them.
+ */
+#ifndef RADIK_PARALLEL_H
+#define RADIK_PARALLEL_H
+
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "nodes/params.h"
+#include "nodes/primnodes.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+
+#include "radik_extract.h"
+#include "radik_select.h"
+
+/* The leader's side of a parallel extraction. */
+typedef struct RadikParallelScan RadikParallelScan;
+
+/*
+ * Start up to nworkers workers extracting key's rows of rel visible to snapshot that pass quals
+ * (a list of plan expressions over the table's Vars; key->expr's plan expression is key_expr).
+ * params are the query's PARAM_EXTERN values.  Each worker sends at most nulls_limit rows whose
+ * key is NULL.  Must be called in parallel mode.  Returns NULL when no shared memory could be
+ * had for it; otherwise the leader joins the scan through radik_parallel_table_scan, even when
+ * no worker could be started.
+ */
+extern RadikParallelScan *radik_parallel_begin(Relation rel, Snapshot snapshot,
+											   const RadikSortKey *key, Expr *key_expr,
+											   List *quals, ParamListInfo params,
+											   int nworkers, int64 nulls_limit);
+
+/* The parallel table scan for the leader's own extractor. */
+extern ParallelTableScanDesc radik_parallel_table_scan(RadikParallelScan *pscan);
+
+/* Workers started. */
+extern int	radik_parallel_workers_launched(RadikParallelScan *pscan);
+
+/* Tell the workers the largest key still worth sending. */
+extern void radik_parallel_set_threshold(RadikParallelScan *pscan, uint64 threshold);
+
+/*
+ * The next batch a worker sent, its arrays pointing into memory valid until the next call.
+ * Returns false when no batch is waiting (then *all_done says whether every worker has
+ * finished); with wait, sleeps until a batch comes or every worker has finished.
+ */
+extern bool radik_parallel_receive(RadikParallelScan *pscan, RadikKeyBatch *batch, bool wait,
+								   bool *all_done);
+
+/*
+ * Wait for the workers to exit, add up the rows they scanned and matched, and release
+ * everything.  An error in a worker is raised here, if not before.
+ */
+extern void radik_parallel_end(RadikParallelScan *pscan, int64 *rows_scanned,
+							   int64 *rows_matched);
+
+#endif							/* RADIK_PARALLEL_H */
