@@ -9,7 +9,8 @@
  * number, complemented for a descending sort.  NULLs never reach these maps: the scan keeps NULL
  * rows aside and places them first or last itself.
  *
- * The maps are chosen once per selection (radik_key_map) and called per row through a pointer.
+ * The maps are chosen once per selection (radik_key_map) and called per row through a pointer,
+ * or per page of rows (radik_key_map_many).
  * The inverse (radik_datum_from_key) lets the custom scan return a selected key's value without
  * fetching its row, when the key column is all the query reads.
  */
@@ -23,65 +24,37 @@
 #include "radik_keys.h"
 #include "radik_select.h"
 
-static uint64
-key_int2_asc(Datum value)
-{
-	return radik_key_from_int16(DatumGetInt16(value));
+/*
+ * Each map once for one value (RadikKeyMap) and once for many (RadikKeyMapMany): KEY_MAP(name,
+ * expression of value) defines key_<name>(Datum) and key_<name>_many(values, n, keys).
+ */
+#define KEY_MAP(name, expr) \
+static uint64 \
+key_##name(Datum value) \
+{ \
+	return (expr); \
+} \
+static void \
+key_##name##_many(const Datum *values, int n, uint64 *keys) \
+{ \
+	for (int i = 0; i < n; i++) \
+	{ \
+		Datum		value = values[i]; \
+\
+		keys[i] = (expr); \
+	} \
 }
 
-static uint64
-key_int2_desc(Datum value)
-{
-	return radik_key32_descending(radik_key_from_int16(DatumGetInt16(value)));
-}
-
-static uint64
-key_int4_asc(Datum value)
-{
-	return radik_key_from_int32(DatumGetInt32(value));
-}
-
-static uint64
-key_int4_desc(Datum value)
-{
-	return radik_key32_descending(radik_key_from_int32(DatumGetInt32(value)));
-}
-
-static uint64
-key_int8_asc(Datum value)
-{
-	return radik_key_from_int64(DatumGetInt64(value));
-}
-
-static uint64
-key_int8_desc(Datum value)
-{
-	return radik_key64_descending(radik_key_from_int64(DatumGetInt64(value)));
-}
-
-static uint64
-key_float4_asc(Datum value)
-{
-	return radik_key_from_float4(DatumGetFloat4(value));
-}
-
-static uint64
-key_float4_desc(Datum value)
-{
-	return radik_key32_descending(radik_key_from_float4(DatumGetFloat4(value)));
-}
-
-static uint64
-key_float8_asc(Datum value)
-{
-	return radik_key_from_float8(DatumGetFloat8(value));
-}
-
-static uint64
-key_float8_desc(Datum value)
-{
-	return radik_key64_descending(radik_key_from_float8(DatumGetFloat8(value)));
-}
+KEY_MAP(int2_asc, radik_key_from_int16(DatumGetInt16(value)))
+KEY_MAP(int2_desc, radik_key32_descending(radik_key_from_int16(DatumGetInt16(value))))
+KEY_MAP(int4_asc, radik_key_from_int32(DatumGetInt32(value)))
+KEY_MAP(int4_desc, radik_key32_descending(radik_key_from_int32(DatumGetInt32(value))))
+KEY_MAP(int8_asc, radik_key_from_int64(DatumGetInt64(value)))
+KEY_MAP(int8_desc, radik_key64_descending(radik_key_from_int64(DatumGetInt64(value))))
+KEY_MAP(float4_asc, radik_key_from_float4(DatumGetFloat4(value)))
+KEY_MAP(float4_desc, radik_key32_descending(radik_key_from_float4(DatumGetFloat4(value))))
+KEY_MAP(float8_asc, radik_key_from_float8(DatumGetFloat8(value)))
+KEY_MAP(float8_desc, radik_key64_descending(radik_key_from_float8(DatumGetFloat8(value))))
 
 bool
 radik_key_type_supported(Oid type)
@@ -134,6 +107,31 @@ radik_key_map(Oid type, bool descending, int *key_bytes)
 		case FLOAT8OID:
 			*key_bytes = 8;
 			return descending ? key_float8_desc : key_float8_asc;
+		default:
+			elog(ERROR, "radik cannot order values of type %u", type);
+			return NULL;		/* keep compiler quiet */
+	}
+}
+
+RadikKeyMapMany
+radik_key_map_many(Oid type, bool descending)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return descending ? key_int2_desc_many : key_int2_asc_many;
+		case INT4OID:
+		case DATEOID:
+			return descending ? key_int4_desc_many : key_int4_asc_many;
+		case INT8OID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return descending ? key_int8_desc_many : key_int8_asc_many;
+		case FLOAT4OID:
+			return descending ? key_float4_desc_many : key_float4_asc_many;
+		case FLOAT8OID:
+			return descending ? key_float8_desc_many : key_float8_asc_many;
 		default:
 			elog(ERROR, "radik cannot order values of type %u", type);
 			return NULL;		/* keep compiler quiet */

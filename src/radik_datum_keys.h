@@ -4,7 +4,8 @@
  *
  * The engine orders unsigned integers; cuda/radik_keys.h holds the bit-level maps for each kind
  * of value.  This file picks the right map for a PostgreSQL type and sort direction once, so that
- * the scan loop calls one small function per row instead of switching on the type.
+ * the scan loop calls one small function per row instead of switching on the type, or one per
+ * page of rows (radik_key_map_many), whose loop the compiler specializes for the type.
  */
 #ifndef RADIK_DATUM_KEYS_H
 #define RADIK_DATUM_KEYS_H
@@ -14,11 +15,17 @@
 /* Turns one non-NULL value into its engine key (a 32-bit key is returned zero-extended). */
 typedef uint64 (*RadikKeyMap) (Datum value);
 
+/* Turns n non-NULL values into their engine keys, in one call per page of rows. */
+typedef void (*RadikKeyMapMany) (const Datum *values, int n, uint64 *keys);
+
 /*
  * The key map for values of type (one of radik_key_type_supported()'s types) sorted ascending or
  * descending, and the width of its keys in bytes (4 or 8).
  */
 extern RadikKeyMap radik_key_map(Oid type, bool descending, int *key_bytes);
+
+/* The same map, for many values at a time. */
+extern RadikKeyMapMany radik_key_map_many(Oid type, bool descending);
 
 /*
  * The value a key was made from, by radik_key_map(type, descending).  Integer-like types come

@@ -37,6 +37,14 @@
 
 #include "radik_extract.h"
 
+/* How far ahead of the row being read the column path prefetches tuple headers. */
+#define PREFETCH_TUPLES_AHEAD 12
+#if defined(__GNUC__) || defined(__clang__)
+#define prefetch_for_read(address) __builtin_prefetch(address)
+#else
+#define prefetch_for_read(address) ((void) 0)
+#endif
+
 /* Prepare to read column attnum of rel straight from its tuples. */
 static void
 column_reader_init(RadikColumnReader *column, Relation rel, AttrNumber attnum)
@@ -68,7 +76,7 @@ column_reader_init(RadikColumnReader *column, Relation rel, AttrNumber attnum)
 }
 
 /* The column's value in tuple. */
-static inline Datum
+static pg_attribute_always_inline Datum
 read_column(const RadikColumnReader *column, HeapTuple tuple, bool *isnull)
 {
 	HeapTupleHeader header = tuple->t_data;
@@ -93,6 +101,7 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 	extractor->rel = rel;
 	extractor->key = key;
 	extractor->map = radik_key_map(key->type, key->descending, &extractor->key_bytes);
+	extractor->map_many = radik_key_map_many(key->type, key->descending);
 	if (key->attnum > 0)
 		column_reader_init(&extractor->column, rel, key->attnum);
 	extractor->econtext = econtext;
@@ -106,11 +115,19 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 	}
 	else
 		extractor->scan = table_beginscan_strat(rel, snapshot, 0, NULL, true, false);
-	extractor->slot = table_slot_create(rel, NULL);
 
 	/* heapgetpage lists a page's visible tuples only in page mode (an MVCC snapshot) */
 	extractor->heap_pages = rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
 		(extractor->scan->rs_flags & SO_ALLOW_PAGEMODE) != 0;
+
+	/*
+	 * On the heap path a row stays valid while its page is pinned by the scan, so the slot
+	 * refers to it without pinning the buffer again for every row.
+	 */
+	if (extractor->heap_pages)
+		extractor->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
+	else
+		extractor->slot = table_slot_create(rel, NULL);
 	extractor->need_slot = qual != NULL || key->attnum <= 0;
 }
 
@@ -119,8 +136,8 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
  * expression need it): does it pass the quals, and where does it go in batch?
  */
 static inline void
-extract_row(RadikExtractor *extractor, HeapTuple tuple, Buffer buffer, ItemPointer tid,
-			RadikKeyBatch *batch, uint64 threshold)
+extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKeyBatch *batch,
+			uint64 threshold)
 {
 	TupleTableSlot *slot = extractor->slot;
 	Datum		value;
@@ -131,7 +148,7 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, Buffer buffer, ItemPoint
 	if (extractor->need_slot)
 	{
 		if (tuple != NULL)
-			ExecStoreBufferHeapTuple(tuple, slot, buffer);
+			ExecStoreHeapTuple(tuple, slot, false);
 		ResetExprContext(extractor->econtext);
 		extractor->econtext->ecxt_scantuple = slot;
 		if (extractor->qual != NULL && !ExecQual(extractor->qual, extractor->econtext))
@@ -188,6 +205,85 @@ next_block(RadikExtractor *extractor)
 	return extractor->next_block++;
 }
 
+/*
+ * Reading tuple headers is mostly cache misses: ask early for the visible tuple this many rows
+ * ahead of the one being read, if there is one.
+ */
+static inline void
+prefetch_tuple(Page page, HeapScanDesc hscan, int index)
+{
+	if (index < hscan->rs_ntuples)
+		prefetch_for_read(PageGetItem(page, PageGetItemId(page, hscan->rs_vistuples[index])));
+}
+
+/*
+ * The common case, a plain column as the key and no quals, done a page at a time: read the
+ * visible rows' values into an array, map them all with one call, keep those within threshold.
+ */
+static void
+extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
+					RadikKeyBatch *batch, uint64 threshold)
+{
+	HeapScanDesc hscan = (HeapScanDesc) extractor->scan;
+	int			ntuples = hscan->rs_ntuples;
+	Datum		values[MaxHeapTuplesPerPage];
+	OffsetNumber offsets[MaxHeapTuplesPerPage];
+	uint64		keys[MaxHeapTuplesPerPage];
+	uint64		block_id = (uint64) block << 16;	/* radik_pack_tid's layout */
+	HeapTupleData tuple;
+	int			n = 0;
+
+	tuple.t_tableOid = RelationGetRelid(extractor->rel);
+	for (int i = 0; i < ntuples; i++)
+	{
+		OffsetNumber offnum = hscan->rs_vistuples[i];
+		ItemId		lp = PageGetItemId(page, offnum);
+		bool		isnull;
+
+		prefetch_tuple(page, hscan, i + PREFETCH_TUPLES_AHEAD);
+
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		tuple.t_len = ItemIdGetLength(lp);
+		ItemPointerSet(&tuple.t_self, block, offnum);
+		values[n] = read_column(&extractor->column, &tuple, &isnull);
+		if (isnull)
+		{
+			if (extractor->nulls_seen++ < extractor->nulls_limit)
+				batch->nulls[batch->nnulls++] = tuple.t_self;
+			continue;
+		}
+		offsets[n++] = offnum;
+	}
+	extractor->rows_scanned += ntuples;
+	extractor->rows_matched += ntuples;
+
+	extractor->map_many(values, n, keys);
+	if (extractor->key_bytes == 4)
+	{
+		uint32	   *out_keys = (uint32 *) batch->keys;
+
+		for (int i = 0; i < n; i++)
+		{
+			if (keys[i] > threshold)
+				continue;		/* can no longer be among the best */
+			out_keys[batch->count] = (uint32) keys[i];
+			batch->ids[batch->count++] = block_id | offsets[i];
+		}
+	}
+	else
+	{
+		uint64	   *out_keys = (uint64 *) batch->keys;
+
+		for (int i = 0; i < n; i++)
+		{
+			if (keys[i] > threshold)
+				continue;
+			out_keys[batch->count] = keys[i];
+			batch->ids[batch->count++] = block_id | offsets[i];
+		}
+	}
+}
+
 /* Read one heap page and extract its visible rows. */
 static void
 extract_heap_page(RadikExtractor *extractor, BlockNumber block, RadikKeyBatch *batch,
@@ -199,16 +295,23 @@ extract_heap_page(RadikExtractor *extractor, BlockNumber block, RadikKeyBatch *b
 
 	heapgetpage(extractor->scan, block);	/* checks for interrupts */
 	page = BufferGetPage(hscan->rs_cbuf);
+	if (!extractor->need_slot)
+	{
+		extract_page_column(extractor, page, block, batch, threshold);
+		return;
+	}
 	tuple.t_tableOid = RelationGetRelid(extractor->rel);
 	for (int i = 0; i < hscan->rs_ntuples; i++)
 	{
 		OffsetNumber offnum = hscan->rs_vistuples[i];
 		ItemId		lp = PageGetItemId(page, offnum);
 
+		prefetch_tuple(page, hscan, i + PREFETCH_TUPLES_AHEAD);
+
 		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
 		tuple.t_len = ItemIdGetLength(lp);
 		ItemPointerSet(&tuple.t_self, block, offnum);
-		extract_row(extractor, &tuple, hscan->rs_cbuf, &tuple.t_self, batch, threshold);
+		extract_row(extractor, &tuple, &tuple.t_self, batch, threshold);
 	}
 }
 
@@ -233,8 +336,7 @@ radik_extract(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold,
 				extractor->finished = true;
 				return false;
 			}
-			extract_row(extractor, NULL, InvalidBuffer, &extractor->slot->tts_tid, batch,
-						threshold);
+			extract_row(extractor, NULL, &extractor->slot->tts_tid, batch, threshold);
 		}
 		return true;
 	}

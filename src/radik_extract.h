@@ -65,6 +65,7 @@ typedef struct RadikExtractor
 
 	const RadikSortKey *key;
 	RadikKeyMap map;
+	RadikKeyMapMany map_many;
 	int			key_bytes;
 	RadikColumnReader column;	/* when key->attnum > 0 */
 	ExprContext *econtext;
