@@ -35,7 +35,7 @@ key_##name(Datum value) \
 	return (expr); \
 } \
 static void \
-key_##name##_many(const Datum *values, int n, uint64 *keys) \
+key_##name##_many(Datum *values, int n, uint64 *keys) \
 { \
 	for (int i = 0; i < n; i++) \
 	{ \

@@ -16,7 +16,7 @@
 typedef uint64 (*RadikKeyMap) (Datum value);
 
 /* Turns n non-NULL values into their engine keys, in one call per page of rows. */
-typedef void (*RadikKeyMapMany) (const Datum *values, int n, uint64 *keys);
+typedef void (*RadikKeyMapMany) (Datum *values, int n, uint64 *keys);
 
 /*
  * The key map for values of type (one of radik_key_type_supported()'s types) sorted ascending or
