@@ -14,6 +14,7 @@ status=0
 
 bash .gpu/on-host start -c shared_buffers=8GB -c max_parallel_workers_per_gather=0 >"$OUT/server.log" 2>&1 || { cat "$OUT/server.log"; exit 1; }
 source .gpu/env
+trap 'bash .gpu/on-host stop >/dev/null 2>&1' EXIT
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 
 echo "== build"
@@ -57,5 +58,4 @@ SQL
 	*) echo "unknown step $step"; status=1 ;;
 	esac
 done
-bash .gpu/on-host stop >/dev/null 2>&1
 exit $status

@@ -7,6 +7,7 @@ OUT=${OUT:-/tmp/radik-bench-out}
 mkdir -p "$OUT"
 bash .gpu/on-host start -c shared_buffers=16GB -c max_worker_processes=16 >"$OUT/server.log" 2>&1 || { cat "$OUT/server.log"; exit 1; }
 source .gpu/env
+trap 'bash .gpu/on-host stop >/dev/null 2>&1' EXIT
 { make -s -j16 with_llvm=no && make -s with_llvm=no install; } >"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
 bash test/bench/orderby_bench.sh "$@" 2>&1 | tee "$OUT/bench.md"
 # where the time goes in radik's plan (scan, copy, select), for the first and the last k
@@ -14,4 +15,3 @@ for k in ${1:-10} ${@: -1}; do
 	psql -X -c "LOAD 'radik'" -c "SET radik.force = on" -c "EXPLAIN (ANALYZE) SELECT v FROM t ORDER BY v DESC LIMIT $k" \
 		-c "EXPLAIN (ANALYZE) SELECT * FROM t ORDER BY v DESC LIMIT $k" 2>&1 | tee -a "$OUT/explain.txt"
 done
-bash .gpu/on-host stop >/dev/null 2>&1 || true
