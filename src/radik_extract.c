@@ -32,13 +32,16 @@
 #include "catalog/pg_am.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
 #include "radik_extract.h"
 
-/* How far ahead of the row being read the column path prefetches tuple headers. */
-#define PREFETCH_TUPLES_AHEAD 12
+/* One prefetch per 64 bytes (PG_CACHE_LINE_SIZE is 128, a padding size, not the CPU's line). */
+#define PREFETCH_STRIDE 64
+/* How far ahead the slot path prefetches the tuple it will read. */
+#define PREFETCH_ROWS_AHEAD 12
 #if defined(__GNUC__) || defined(__clang__)
 #define prefetch_for_read(address) __builtin_prefetch(address)
 #else
@@ -92,6 +95,68 @@ read_column(const RadikColumnReader *column, HeapTuple tuple, bool *isnull)
 	return heap_getattr(tuple, column->attnum, column->desc, isnull);
 }
 
+/*
+ * Add the columns node's Vars read to the Bitmapset *context; stop (true) at a whole-row or
+ * system column.
+ */
+static bool
+find_slot_columns(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		if (var->varattno <= 0)
+			return true;
+		*(Bitmapset **) context = bms_add_member(*(Bitmapset **) context, var->varattno);
+		return false;
+	}
+	return expression_tree_walker(node, find_slot_columns, context);
+}
+
+/*
+ * Can the quals and the key expression run on a virtual slot holding only the columns they
+ * read, each read straight from the tuple as the key column is?  That spares storing every row
+ * in a slot and deforming it.  Not when they read a whole row or a system column (ctid, ...).
+ */
+static bool
+plan_slot_columns(RadikExtractor *extractor, Relation rel, ExprState *qual,
+				  const RadikSortKey *key)
+{
+	Bitmapset  *columns = NULL;
+	int			attnum = -1;
+	int			n = 0;
+
+	if ((qual != NULL && find_slot_columns((Node *) qual->expr, &columns)) ||
+		(key->attnum <= 0 && find_slot_columns((Node *) key->expr->expr, &columns)))
+		return false;
+	extractor->nslot_columns = bms_num_members(columns);
+	extractor->slot_columns = palloc(Max(extractor->nslot_columns, 1) *
+									 sizeof(RadikColumnReader));
+	while ((attnum = bms_next_member(columns, attnum)) >= 0)
+		column_reader_init(&extractor->slot_columns[n++], rel, attnum);
+	return true;
+}
+
+/* Make the virtual slot the row in tuple, as far as the quals and the key read it. */
+static inline void
+fill_slot_columns(RadikExtractor *extractor, HeapTuple tuple)
+{
+	TupleTableSlot *slot = extractor->slot;
+
+	ExecClearTuple(slot);
+	for (int i = 0; i < extractor->nslot_columns; i++)
+	{
+		const RadikColumnReader *column = &extractor->slot_columns[i];
+
+		slot->tts_values[column->attnum - 1] =
+			read_column(column, tuple, &slot->tts_isnull[column->attnum - 1]);
+	}
+	ExecStoreVirtualTuple(slot);
+}
+
 void
 radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 					ParallelTableScanDesc pscan, ExprContext *econtext, ExprState *qual,
@@ -120,15 +185,24 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 	extractor->heap_pages = rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
 		(extractor->scan->rs_flags & SO_ALLOW_PAGEMODE) != 0;
 
-	/*
-	 * On the heap path a row stays valid while its page is pinned by the scan, so the slot
-	 * refers to it without pinning the buffer again for every row.
-	 */
-	if (extractor->heap_pages)
-		extractor->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
-	else
-		extractor->slot = table_slot_create(rel, NULL);
 	extractor->need_slot = qual != NULL || key->attnum <= 0;
+	if (!extractor->heap_pages)
+		extractor->slot = table_slot_create(rel, NULL);
+	else if (extractor->need_slot && plan_slot_columns(extractor, rel, qual, key))
+	{
+		/* the columns the quals and the key read, filled in a virtual slot; NULL elsewhere */
+		extractor->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+		memset(extractor->slot->tts_isnull, true,
+			   RelationGetDescr(rel)->natts * sizeof(bool));
+	}
+	else
+	{
+		/*
+		 * On the heap path a row stays valid while its page is pinned by the scan, so the slot
+		 * refers to it without pinning the buffer again for every row.
+		 */
+		extractor->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
+	}
 }
 
 /*
@@ -147,7 +221,11 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 	extractor->rows_scanned++;
 	if (extractor->need_slot)
 	{
-		if (tuple != NULL)
+		if (tuple == NULL)
+			;					/* already in the slot */
+		else if (extractor->slot_columns != NULL)
+			fill_slot_columns(extractor, tuple);
+		else
 			ExecStoreHeapTuple(tuple, slot, false);
 		ResetExprContext(extractor->econtext);
 		extractor->econtext->ecxt_scantuple = slot;
@@ -206,14 +284,17 @@ next_block(RadikExtractor *extractor)
 }
 
 /*
- * Reading tuple headers is mostly cache misses: ask early for the visible tuple this many rows
- * ahead of the one being read, if there is one.
+ * Reading the tuples of a page is mostly cache misses (the page was last touched in another
+ * query, or by another process): ask for all of the page's tuple space at once, so that the
+ * loads overlap instead of waiting for each other.
  */
 static inline void
-prefetch_tuple(Page page, HeapScanDesc hscan, int index)
+prefetch_page_tuples(Page page)
 {
-	if (index < hscan->rs_ntuples)
-		prefetch_for_read(PageGetItem(page, PageGetItemId(page, hscan->rs_vistuples[index])));
+	PageHeader	header = (PageHeader) page;
+
+	for (int offset = header->pd_upper; offset < header->pd_special; offset += PREFETCH_STRIDE)
+		prefetch_for_read((char *) page + offset);
 }
 
 /*
@@ -239,8 +320,6 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 		OffsetNumber offnum = hscan->rs_vistuples[i];
 		ItemId		lp = PageGetItemId(page, offnum);
 		bool		isnull;
-
-		prefetch_tuple(page, hscan, i + PREFETCH_TUPLES_AHEAD);
 
 		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
 		tuple.t_len = ItemIdGetLength(lp);
@@ -297,6 +376,7 @@ extract_heap_page(RadikExtractor *extractor, BlockNumber block, RadikKeyBatch *b
 	page = BufferGetPage(hscan->rs_cbuf);
 	if (!extractor->need_slot)
 	{
+		prefetch_page_tuples(page);
 		extract_page_column(extractor, page, block, batch, threshold);
 		return;
 	}
@@ -306,8 +386,10 @@ extract_heap_page(RadikExtractor *extractor, BlockNumber block, RadikKeyBatch *b
 		OffsetNumber offnum = hscan->rs_vistuples[i];
 		ItemId		lp = PageGetItemId(page, offnum);
 
-		prefetch_tuple(page, hscan, i + PREFETCH_TUPLES_AHEAD);
-
+		/* a row through the slot takes long enough for a prefetch a few rows ahead to land */
+		if (i + PREFETCH_ROWS_AHEAD < hscan->rs_ntuples)
+			prefetch_for_read(PageGetItem(page, PageGetItemId(page,
+															hscan->rs_vistuples[i + PREFETCH_ROWS_AHEAD])));
 		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
 		tuple.t_len = ItemIdGetLength(lp);
 		ItemPointerSet(&tuple.t_self, block, offnum);

@@ -68,6 +68,8 @@ typedef struct RadikExtractor
 	RadikKeyMapMany map_many;
 	int			key_bytes;
 	RadikColumnReader column;	/* when key->attnum > 0 */
+	int			nslot_columns;	/* > 0: slot is virtual, only these columns are filled */
+	RadikColumnReader *slot_columns;
 	ExprContext *econtext;
 	ExprState  *qual;
 	int64		nulls_limit;	/* NULL-key rows to keep at most; the rest are only counted */
