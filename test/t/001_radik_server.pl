@@ -5,7 +5,8 @@
 #    them a session keeps PostgreSQL's plans;
 #  - a long radik query cancelled from another session (pg_cancel_backend) stops within a
 #    second with the usual error, and the backend goes on answering right;
-#  - the same for statement_timeout, repeated, with the backend's resident memory steady.
+#  - the same for statement_timeout, repeated, with the backend's resident memory steady;
+#  - the same cancel while parallel workers read the table: they go away with the query.
 #
 # Every radik answer is compared with PostgreSQL's (radik.enabled = off) in the same session.
 use strict;
@@ -74,12 +75,13 @@ unlike($maps, qr/libcuda/, 'the postmaster has not loaded the CUDA driver');
 # A cancel request from another session stops the scan within a second.
 sub cancel_after
 {
-	my ($how, $delay) = @_;
+	my ($how, $delay, $workers) = @_;
 	my ($stdout, $stderr) = ('', '');
 	my $psql = IPC::Run::start(
 		[
 			'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'),
 			'-c', 'SET radik.force = on',
+			'-c', 'SET max_parallel_workers_per_gather = ' . ($workers // 0),
 			# start the engine first: a GPU's start-up is slow and not what is timed here
 			'-c', 'SELECT count(*) FROM (SELECT id FROM slow ORDER BY v LIMIT 1) s',
 			'-c', "SET application_name = 'radik_slow'",
@@ -114,6 +116,31 @@ sub cancel_after
 my ($took, $stderr) = cancel_after('cancel', 300);
 like($stderr, qr/canceling statement due to user request/, 'cancelled with the usual error');
 cmp_ok($took, '<', 1.0, sprintf('the cancel stopped radik within a second (%.3f s)', $took));
+
+# The same with two parallel workers reading the table: the plan has them, the cancel stops the
+# query as fast, and no worker outlives it.
+$node->safe_psql('postgres', 'ALTER TABLE slow SET (parallel_workers = 2)');
+like(
+	$node->safe_psql('postgres',
+		"LOAD 'radik'; SET radik.force = on; SET max_parallel_workers_per_gather = 2; "
+		  . "EXPLAIN (COSTS OFF) $slow"),
+	qr/Workers Planned: 2/, 'the slow query plans two workers');
+($took, $stderr) = cancel_after('cancel', 300, 2);
+like($stderr, qr/canceling statement due to user request/, 'parallel: cancelled with the usual error');
+cmp_ok($took, '<', 1.0, sprintf('parallel: the cancel stopped radik within a second (%.3f s)', $took));
+my $workers_left;
+for (1 .. 100)
+{
+	$workers_left = $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'parallel worker'");
+	last if $workers_left eq '0';
+	usleep(20_000);
+}
+is($workers_left, '0', 'parallel: no worker left behind');
+is($node->safe_psql('postgres',
+		"SET max_parallel_workers_per_gather = 2; SELECT radik_same('$top')"),
+	'ok', 'parallel: radik answers like PostgreSQL');
+$node->safe_psql('postgres', 'ALTER TABLE slow RESET (parallel_workers)');
 
 # statement_timeout.
 ($took, $stderr) = cancel_after('timeout', 200);
