@@ -25,7 +25,9 @@
  * stand for several values (a float zero, which may be -0, and NaN), whose rows are fetched.
  *
  * The quals run during the selection only; the node's ps.qual is cleared so that ExecScan does
- * not run them a second time on the rows returned.
+ * not run them a second time on the rows returned.  When the plan has workers and the executor
+ * runs in parallel mode, the selection hands them the quals and the first key as plan
+ * expressions, with the query's parameters, to read part of the table (radik_parallel.c).
  *
  * The selected TIDs stay in memory until the end or a rescan, so the node also walks them
  * backward (a cursor's FETCH BACKWARD) without a Material node above it, as a Sort would.
@@ -129,7 +131,10 @@ const CustomScanMethods radik_scan_methods = {
 	.CreateCustomScanState = radik_scan_create_state,
 };
 
-/* The executor's methods; no mark/restore or parallel support. */
+/*
+ * The executor's methods; no mark/restore, and none of the parallel-aware callbacks: the node
+ * never runs under a Gather, it starts its own workers (radik_parallel.c).
+ */
 static const CustomExecMethods radik_exec_methods = {
 	.CustomName = RADIK_SCAN_NAME,
 	.BeginCustomScan = radik_scan_begin,	/* compile expressions, make the scan slot */
