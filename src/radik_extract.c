@@ -49,8 +49,8 @@
 #endif
 
 /* Prepare to read column attnum of rel straight from its tuples. */
-static void
-column_reader_init(RadikColumnReader *column, Relation rel, AttrNumber attnum)
+void
+radik_column_reader_init(RadikColumnReader *column, Relation rel, AttrNumber attnum)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	Form_pg_attribute target = TupleDescAttr(desc, attnum - 1);
@@ -76,23 +76,6 @@ column_reader_init(RadikColumnReader *column, Relation rel, AttrNumber attnum)
 			offset += att->attlen;
 	}
 	column->fixed_offset = offset;
-}
-
-/* The column's value in tuple. */
-static pg_attribute_always_inline Datum
-read_column(const RadikColumnReader *column, HeapTuple tuple, bool *isnull)
-{
-	HeapTupleHeader header = tuple->t_data;
-
-	if (column->fixed_offset >= 0 && (header->t_infomask & HEAP_HASNULL) == 0 &&
-		HeapTupleHeaderGetNatts(header) >= column->attnum)
-	{
-		*isnull = false;
-		return fetch_att((char *) header + header->t_hoff + column->fixed_offset,
-						 column->byval, column->len);
-	}
-	/* NULLs, variable-width columns before it, or a column added after the row was written */
-	return heap_getattr(tuple, column->attnum, column->desc, isnull);
 }
 
 /*
@@ -136,7 +119,7 @@ plan_slot_columns(RadikExtractor *extractor, Relation rel, ExprState *qual,
 	extractor->slot_columns = palloc(Max(extractor->nslot_columns, 1) *
 									 sizeof(RadikColumnReader));
 	while ((attnum = bms_next_member(columns, attnum)) >= 0)
-		column_reader_init(&extractor->slot_columns[n++], rel, attnum);
+		radik_column_reader_init(&extractor->slot_columns[n++], rel, attnum);
 	return true;
 }
 
@@ -152,7 +135,7 @@ fill_slot_columns(RadikExtractor *extractor, HeapTuple tuple)
 		const RadikColumnReader *column = &extractor->slot_columns[i];
 
 		slot->tts_values[column->attnum - 1] =
-			read_column(column, tuple, &slot->tts_isnull[column->attnum - 1]);
+			radik_read_column(column, tuple, &slot->tts_isnull[column->attnum - 1]);
 	}
 	ExecStoreVirtualTuple(slot);
 }
@@ -168,7 +151,7 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 	extractor->map = radik_key_map(key->type, key->descending, &extractor->key_bytes);
 	extractor->map_many = radik_key_map_many(key->type, key->descending);
 	if (key->attnum > 0)
-		column_reader_init(&extractor->column, rel, key->attnum);
+		radik_column_reader_init(&extractor->column, rel, key->attnum);
 	extractor->econtext = econtext;
 	extractor->qual = qual;
 	extractor->nulls_limit = nulls_limit;
@@ -186,6 +169,8 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 		(extractor->scan->rs_flags & SO_ALLOW_PAGEMODE) != 0;
 
 	extractor->need_slot = qual != NULL || key->attnum <= 0;
+	if (extractor->heap_pages && qual != NULL)
+		extractor->native_qual = radik_native_qual_compile((List *) qual->expr, rel);
 	if (!extractor->heap_pages)
 		extractor->slot = table_slot_create(rel, NULL);
 	else if (extractor->need_slot && plan_slot_columns(extractor, rel, qual, key))
@@ -203,6 +188,43 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 		 */
 		extractor->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
 	}
+
+	/* With native quals, the slot is needed only for a key expression (and the odd row). */
+	if (extractor->native_qual != NULL)
+		extractor->need_slot = key->attnum <= 0;
+}
+
+/* Make the slot the row in tuple and econtext's scan tuple, for the expression evaluator. */
+static inline void
+set_slot_row(RadikExtractor *extractor, HeapTuple tuple)
+{
+	if (tuple == NULL)
+		;						/* already in the slot */
+	else if (extractor->slot_columns != NULL)
+		fill_slot_columns(extractor, tuple);
+	else
+		ExecStoreHeapTuple(tuple, extractor->slot, false);
+	ResetExprContext(extractor->econtext);
+	extractor->econtext->ecxt_scantuple = extractor->slot;
+}
+
+/*
+ * Does the heap tuple pass the native quals?  A row they cannot decide (it would raise an
+ * error) goes through ExecQual, which raises PostgreSQL's own error.
+ */
+static inline bool
+row_passes_native_qual(RadikExtractor *extractor, HeapTuple tuple)
+{
+	switch (radik_native_qual_run(extractor->native_qual, tuple))
+	{
+		case RADIK_QUAL_TRUE:
+			return true;
+		case RADIK_QUAL_FALSE:
+			return false;
+		default:
+			set_slot_row(extractor, tuple);
+			return ExecQual(extractor->qual, extractor->econtext);
+	}
 }
 
 /*
@@ -219,17 +241,13 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 	uint64		key;
 
 	extractor->rows_scanned++;
+	if (extractor->native_qual != NULL && !row_passes_native_qual(extractor, tuple))
+		return;
 	if (extractor->need_slot)
 	{
-		if (tuple == NULL)
-			;					/* already in the slot */
-		else if (extractor->slot_columns != NULL)
-			fill_slot_columns(extractor, tuple);
-		else
-			ExecStoreHeapTuple(tuple, slot, false);
-		ResetExprContext(extractor->econtext);
-		extractor->econtext->ecxt_scantuple = slot;
-		if (extractor->qual != NULL && !ExecQual(extractor->qual, extractor->econtext))
+		set_slot_row(extractor, tuple);
+		if (extractor->qual != NULL && extractor->native_qual == NULL &&
+			!ExecQual(extractor->qual, extractor->econtext))
 			return;
 	}
 	extractor->rows_matched++;
@@ -239,7 +257,7 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 	else if (tuple == NULL)
 		value = slot_getattr(slot, extractor->key->attnum, &isnull);
 	else
-		value = read_column(&extractor->column, tuple, &isnull);
+		value = radik_read_column(&extractor->column, tuple, &isnull);
 
 	if (isnull)
 	{
@@ -298,8 +316,9 @@ prefetch_page_tuples(Page page)
 }
 
 /*
- * The common case, a plain column as the key and no quals, done a page at a time: read the
- * visible rows' values into an array, map them all with one call, keep those within threshold.
+ * The common case, a plain column as the key and no quals or native ones, done a page at a time:
+ * read the values of the visible rows that pass into an array, map them all with one call, keep
+ * those within threshold.
  */
 static void
 extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
@@ -313,6 +332,7 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 	uint64		block_id = (uint64) block << 16;	/* radik_pack_tid's layout */
 	HeapTupleData tuple;
 	int			n = 0;
+	int			matched = 0;
 
 	tuple.t_tableOid = RelationGetRelid(extractor->rel);
 	for (int i = 0; i < ntuples; i++)
@@ -324,7 +344,10 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
 		tuple.t_len = ItemIdGetLength(lp);
 		ItemPointerSet(&tuple.t_self, block, offnum);
-		values[n] = read_column(&extractor->column, &tuple, &isnull);
+		if (extractor->native_qual != NULL && !row_passes_native_qual(extractor, &tuple))
+			continue;
+		matched++;
+		values[n] = radik_read_column(&extractor->column, &tuple, &isnull);
 		if (isnull)
 		{
 			if (extractor->nulls_seen++ < extractor->nulls_limit)
@@ -334,7 +357,7 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 		offsets[n++] = offnum;
 	}
 	extractor->rows_scanned += ntuples;
-	extractor->rows_matched += ntuples;
+	extractor->rows_matched += matched;
 
 	extractor->map_many(values, n, keys);
 	if (extractor->key_bytes == 4)

@@ -22,6 +22,7 @@
 #include "utils/snapshot.h"
 
 #include "radik_datum_keys.h"
+#include "radik_native_qual.h"
 #include "radik_select.h"
 
 /*
@@ -51,6 +52,26 @@ typedef struct RadikColumnReader
 	int16		len;
 } RadikColumnReader;
 
+/* Prepare to read column attnum of rel straight from its tuples. */
+extern void radik_column_reader_init(RadikColumnReader *column, Relation rel, AttrNumber attnum);
+
+/* The column's value in tuple. */
+static pg_attribute_always_inline Datum
+radik_read_column(const RadikColumnReader *column, HeapTuple tuple, bool *isnull)
+{
+	HeapTupleHeader header = tuple->t_data;
+
+	if (column->fixed_offset >= 0 && (header->t_infomask & HEAP_HASNULL) == 0 &&
+		HeapTupleHeaderGetNatts(header) >= column->attnum)
+	{
+		*isnull = false;
+		return fetch_att((char *) header + header->t_hoff + column->fixed_offset,
+						 column->byval, column->len);
+	}
+	/* NULLs, variable-width columns before it, or a column added after the row was written */
+	return heap_getattr(tuple, column->attnum, column->desc, isnull);
+}
+
 /* One table scan's extraction state; see radik_extract_begin. */
 typedef struct RadikExtractor
 {
@@ -72,6 +93,7 @@ typedef struct RadikExtractor
 	RadikColumnReader *slot_columns;
 	ExprContext *econtext;
 	ExprState  *qual;
+	RadikNativeQual *native_qual;	/* qual run on raw values, when it can be */
 	int64		nulls_limit;	/* NULL-key rows to keep at most; the rest are only counted */
 
 	int64		rows_scanned;	/* visible rows read */

@@ -65,6 +65,7 @@
 
 #include "radik.h"
 #include "radik_datum_keys.h"
+#include "radik_native_qual.h"
 #include "radik_scan.h"
 #include "radik_select.h"
 
@@ -781,6 +782,11 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		sort_keys = lappend(sort_keys, deparse_sort_key(state, i, context, useprefix));
 	ExplainPropertyList("Sort Key", sort_keys, es);
 	ExplainPropertyText("Top K", deparse_rows_wanted(cscan, context, useprefix), es);
+	/* Whether the quals run on raw column values (radik_native_qual.c), for those who ask. */
+	if (es->verbose && cscan->scan.plan.qual != NIL)
+		ExplainPropertyBool("Native Quals",
+							radik_native_qual_compile(cscan->scan.plan.qual,
+													  node->ss.ss_currentRelation) != NULL, es);
 	if (state->parallel.nworkers > 0)
 	{
 		ExplainPropertyInteger("Workers Planned", NULL, state->parallel.nworkers, es);

@@ -1,0 +1,75 @@
+-- radik_native_qual: WHERE clauses run on raw column values (radik_native_qual.c).  Every answer
+-- is compared with PostgreSQL's (radik_compare in radik_setup.sql), errors included, and
+-- EXPLAIN VERBOSE shows which quals ran natively, so a qual that silently fell back to the
+-- executor would show here.
+LOAD 'radik';
+SET radik.force = on;
+
+-- The lines of EXPLAIN (VERBOSE) that say whether the quals are native and how many workers.
+CREATE FUNCTION radik_native_lines(stmt text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || stmt LOOP
+		IF line ~ '(Native Quals|Workers Planned)' THEN
+			RETURN NEXT trim(line);
+		END IF;
+	END LOOP;
+END $$;
+
+-- Which quals are native: comparisons and integer arithmetic over numeric columns and
+-- constants (mixed integer widths too), IS [NOT] NULL; not text, not functions, not OR.
+SELECT q, line
+FROM unnest(ARRAY['i4 > 0', 'id % 10 <> 0 AND f4 IS NOT NULL', 'f4 < f8', 'i2 < i8 - 3',
+				  't > ''12:00''', 'abs(i4) > 5', 'i4 > 0 OR i2 > 0']) AS q,
+	 radik_native_lines(format('SELECT id FROM radik_t WHERE %s ORDER BY f8 LIMIT 3', q)) AS line;
+
+-- The answers, against PostgreSQL's: comparisons of every supported type and mixed integer
+-- widths, NULLs, NaN, -0 and infinities (radik_t has them all), arithmetic, IS [NOT] NULL.
+-- (radik_t's extreme values are in rows 3001-3013: "id <= 3000 AND" keeps them from the
+-- arithmetic, which would overflow there, as the next query shows.)
+SELECT q, radik_compare(format('SELECT id, i2, i4, i8, f4, f8 FROM radik_t WHERE %s ' ||
+							   'ORDER BY f8 DESC, id LIMIT 40', q)) AS result
+FROM unnest(ARRAY[
+	'i4 > 0', 'i2 <= -1', 'i8 = 0', 'i4 <> 1', 'i2 < i4', 'i8 >= i2', 'i4 = i8',
+	'f4 > 0.5::float4', 'f8 <= ''1000''::float8', 'f4 = ''NaN''::float4',
+	'f8 <> ''NaN''::float8', 'f4 >= ''-0''::float4', 'f8 = 0::float8', 'f4 < f8',
+	'f8 = ''Infinity''::float8', 'f4 > ''-Infinity''::float4',
+	'i4 % 7 = 3', 'i8 % 1000 <> 0', 'i2 % -1 = 0', 'i4 % -1 = 0', '(i4 + 5) * 2 > 100',
+	'i8 / 3 > 0', 'i4 - i2 < 0', 'i2 / -1 < 0', 'id % 10 <> 0 AND grp > 1',
+	'id <= 3000 AND i2 < i8 - 3', 'id <= 3000 AND i2 * i4 > 1000', 'id <= 3000 AND i8 + i2 < 0',
+	'id <= 3000 AND i2 <> 0 AND i4 / i2 > 1', 'id <= 3000 AND i8 - i4 * 2 >= 0',
+	'i2 < i8 - 3',
+	'i8 IS NULL', 'f4 IS NOT NULL AND i2 > 0', 'nothing IS NULL AND same = 42',
+	'i4 IS NOT NULL AND i4 % 2 = 0 AND f8 > 0::float8']) AS q;
+
+-- Errors stay PostgreSQL's: the row that would overflow or divide by zero goes to the executor,
+-- which raises the same error; a clause before it that is false for every row keeps it away.
+SELECT q, radik_compare(format('SELECT id FROM radik_t WHERE %s ORDER BY f8, id LIMIT 5', q))
+	AS result
+FROM unnest(ARRAY[
+	'i4 * 1000000 > 0', 'i8 + i8 > 0', 'i8 * 2 < 0', 'i4 / (few - few) > 0', 'i8 * i4 > 0',
+	'i2 % (few - few) = 0', 'i2 * i2 > 0', 'i8 - 9223372036854775807 < 0 AND i8 * 3 > 0',
+	'id < 0 AND i4 * 1000000 > 0']) AS q;
+
+-- In a parallel plan the workers run the native quals too.
+CREATE TABLE radik_nq AS SELECT t.id + 10000 * copy AS id, i2, i4, i8, f4, f8
+FROM radik_t t, generate_series(0, 7) copy;
+ALTER TABLE radik_nq SET (parallel_workers = 2);
+ANALYZE radik_nq;
+SET min_parallel_table_scan_size = 0;
+SET parallel_setup_cost = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT radik_native_lines('SELECT id FROM radik_nq ' ||
+	'WHERE i8 % 3 = 1 AND f4 > 0::float4 ORDER BY i4 DESC LIMIT 9');
+SELECT radik_compare('SELECT id, i4 FROM radik_nq WHERE i8 % 3 = 1 AND f4 > 0::float4 ' ||
+					 'ORDER BY i4 DESC, id LIMIT 9') AS parallel_result;
+SELECT radik_compare('SELECT id FROM radik_nq WHERE i4 * 1000000 > 0 ORDER BY i4 LIMIT 9')
+	AS parallel_error;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET min_parallel_table_scan_size;
+DROP TABLE radik_nq;
+DROP FUNCTION radik_native_lines(text);
+RESET radik.force;

@@ -1,0 +1,42 @@
+/*
+ * radik_native_qual.h
+ *	  WHERE clauses simple enough to run on a row's raw column values, without a slot or the
+ *	  expression evaluator: comparisons and integer arithmetic over numeric columns and
+ *	  constants, and IS [NOT] NULL.
+ *
+ * The key extractor reads the key column straight from each tuple; a qual like
+ * "WHERE id % 10 <> 0" or "WHERE price > 100 AND qty IS NOT NULL" is then most of the work left
+ * per row when it goes through a slot and function calls.  A native qual gives exactly
+ * PostgreSQL's answer or declines a row: on anything that would raise an error (overflow,
+ * division by zero) the row is handed back to the expression evaluator, which raises
+ * PostgreSQL's own error.
+ */
+#ifndef RADIK_NATIVE_QUAL_H
+#define RADIK_NATIVE_QUAL_H
+
+#include "postgres.h"
+
+#include "access/htup.h"
+#include "nodes/pg_list.h"
+#include "utils/relcache.h"
+
+typedef struct RadikNativeQual RadikNativeQual;
+
+/* What a native qual says about one row. */
+typedef enum RadikQualResult
+{
+	RADIK_QUAL_FALSE,			/* the row fails the quals (false or NULL) */
+	RADIK_QUAL_TRUE,			/* the row passes */
+	RADIK_QUAL_ASK_EXECUTOR		/* would raise an error: let ExecQual decide (and raise it) */
+} RadikQualResult;
+
+/*
+ * The native form of quals (an implicitly ANDed list of plan expressions over rel's columns),
+ * or NULL when one of them is not of a supported shape.
+ */
+extern RadikNativeQual *radik_native_qual_compile(List *quals, Relation rel);
+
+/* Run the native quals on a heap tuple of rel. */
+extern RadikQualResult radik_native_qual_run(const RadikNativeQual *qual, HeapTuple tuple);
+
+#endif							/* RADIK_NATIVE_QUAL_H */
