@@ -447,6 +447,21 @@ typedef enum NodeResult
 	NODE_ERROR
 } NodeResult;
 
+/*
+ * An operator's outcome from its operands': both operands are evaluated, as the executor
+ * evaluates every argument before calling a function, so an error in either is raised; else a
+ * NULL operand makes the (strict) operator's result NULL.
+ */
+static inline NodeResult
+operands_result(const NodeResult *results, const NativeNode *node)
+{
+	if (results[node->left] == NODE_ERROR || results[node->right] == NODE_ERROR)
+		return NODE_ERROR;
+	if (results[node->left] == NODE_NULL || results[node->right] == NODE_NULL)
+		return NODE_NULL;
+	return NODE_VALUE;
+}
+
 RadikQualResult
 radik_native_qual_run(const RadikNativeQual *qual, HeapTuple tuple)
 {
@@ -498,18 +513,17 @@ radik_native_qual_run(const RadikNativeQual *qual, HeapTuple tuple)
 				floats[i] = node->float_value;
 				break;
 			case NATIVE_ARITH:
-				if (results[node->left] != NODE_VALUE || results[node->right] != NODE_VALUE)
-					results[i] = (results[node->left] == NODE_ERROR ||
-								  results[node->right] == NODE_ERROR) ? NODE_ERROR : NODE_NULL;
-				else if (!arithmetic(node->op, node->int_bytes, ints[node->left],
-									 ints[node->right], &ints[i]))
+				results[i] = operands_result(results, node);
+				if (results[i] == NODE_VALUE &&
+					!arithmetic(node->op, node->int_bytes, ints[node->left], ints[node->right],
+								&ints[i]))
 					results[i] = NODE_ERROR;
 				break;
 			case NATIVE_COMPARE:
-				if (results[node->left] != NODE_VALUE || results[node->right] != NODE_VALUE)
-					results[i] = (results[node->left] == NODE_ERROR ||
-								  results[node->right] == NODE_ERROR) ? NODE_ERROR : NODE_NULL;
-				else if (node->is_float)
+				results[i] = operands_result(results, node);
+				if (results[i] != NODE_VALUE)
+					break;
+				if (node->is_float)
 					ints[i] = compare(node->op, radik_key_from_float8(floats[node->left]),
 									  radik_key_from_float8(floats[node->right]));
 				else
