@@ -531,7 +531,6 @@ run_selection(RadikScanState *state)
 	InstrCountFiltered1(state, result.stats.rows_scanned - result.stats.rows_matched);
 	state->selections++;
 	strlcpy(state->totals.device, result.stats.device, sizeof(state->totals.device));
-	state->totals.workers_planned = result.stats.workers_planned;
 	state->totals.workers_launched += result.stats.workers_launched;
 	state->totals.rows_scanned += result.stats.rows_scanned;
 	state->totals.rows_matched += result.stats.rows_matched;

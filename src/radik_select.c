@@ -231,11 +231,8 @@ feed_table(EngineFeed *feed, Relation rel, Snapshot snapshot, ExprContext *econt
 
 	if (parallel != NULL && parallel->nworkers > 0 && IsInParallelMode() &&
 		rel->rd_rel->relam == HEAP_TABLE_AM_OID)
-	{
-		stats->workers_planned = parallel->nworkers;
 		workers = radik_parallel_begin(rel, snapshot, key, parallel->key_expr, parallel->quals,
 									   parallel->params, parallel->nworkers, feed->nulls_limit);
-	}
 	if (workers != NULL)
 	{
 		stats->workers_launched = radik_parallel_workers_launched(workers);

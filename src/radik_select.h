@@ -66,7 +66,6 @@ typedef struct RadikParallelPlan
 typedef struct RadikSelectStats
 {
 	char		device[128];	/* "cpu" or the GPU's name */
-	int			workers_planned;	/* parallel workers asked for */
 	int			workers_launched;	/* parallel workers that ran */
 	int64		rows_scanned;	/* visible rows read from the heap */
 	int64		rows_matched;	/* of those, rows that passed the quals */
