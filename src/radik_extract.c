@@ -10,10 +10,15 @@
  * so a serial scan reads the blocks in order every time.
  *
  * Reading keys is most of a selection's time, so on a heap table the extractor walks the pages
- * itself with heapgetpage, the function a sequential scan uses to read a page and list the
- * tuples visible to the snapshot (skipping per-tuple checks on all-visible pages), taking the
- * blocks in order or from the parallel scan as a parallel sequential scan does
- * (table_block_parallelscan_nextpage).  A key that is a plain column is then read in place from
+ * itself, taking the blocks in order or from the parallel scan as a parallel sequential scan
+ * does (table_block_parallelscan_nextpage), and lists each page's tuples visible to the snapshot
+ * as heapgetpage does for a sequential scan (page pruning, share lock, no per-tuple check on an
+ * all-visible page, the serializable conflict checks).  It does that itself, rather than through
+ * heapgetpage, for one reason: memory.  A table much larger than the CPU caches makes every
+ * page a run of cache misses, so the extractor pins the page after the current one before
+ * reading the current one, and prefetches the next page's memory a line or two per row while it
+ * reads this page's rows: the loads overlap the work instead of stalling it (heapgetpage
+ * releases the scan's only pinned page before reading the next).  A key that is a plain column is then read in place from
  * each visible tuple, at its fixed offset when the columns before it are fixed-width and the
  * tuple has no NULLs (else heap_getattr), without storing the row in a slot.  Rows go through a
  * slot only where quals or a key expression need one.  Other table AMs (radik_topk() accepts any
@@ -21,8 +26,8 @@
  *
  * The work is done page by page: a call reads pages while the batch has room for a whole page's
  * rows, so the caller decides how often to look at other things (a worker sends its batch, the
- * leader reads the workers' batches and feeds the engine).  heapgetpage checks for interrupts on
- * every page; the slot path checks on every row.
+ * leader reads the workers' batches and feeds the engine).  The page walk checks for interrupts
+ * on every page; the slot path checks on every row.
  */
 #include "postgres.h"
 
@@ -34,14 +39,13 @@
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "storage/bufmgr.h"
+#include "storage/predicate.h"
 #include "utils/rel.h"
 
 #include "radik_extract.h"
 
 /* One prefetch per 64 bytes (PG_CACHE_LINE_SIZE is 128, a padding size, not the CPU's line). */
 #define PREFETCH_STRIDE 64
-/* How far ahead the slot path prefetches the tuple it will read. */
-#define PREFETCH_ROWS_AHEAD 12
 #if defined(__GNUC__) || defined(__clang__)
 #define prefetch_for_read(address) __builtin_prefetch(address)
 #else
@@ -164,7 +168,7 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 	else
 		extractor->scan = table_beginscan_strat(rel, snapshot, 0, NULL, true, false);
 
-	/* heapgetpage lists a page's visible tuples only in page mode (an MVCC snapshot) */
+	/* the page walk lists visible tuples as a page-mode scan does, which needs an MVCC snapshot */
 	extractor->heap_pages = rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
 		(extractor->scan->rs_flags & SO_ALLOW_PAGEMODE) != 0;
 
@@ -209,13 +213,13 @@ set_slot_row(RadikExtractor *extractor, HeapTuple tuple)
 }
 
 /*
- * Does the heap tuple pass the native quals?  A row they cannot decide (it would raise an
- * error) goes through ExecQual, which raises PostgreSQL's own error.
+ * Does the heap tuple pass the quals, given the native quals' verdict on it?  A row they cannot
+ * decide (it would raise an error) goes through ExecQual, which raises PostgreSQL's own error.
  */
 static inline bool
-row_passes_native_qual(RadikExtractor *extractor, HeapTuple tuple)
+row_passes_verdict(RadikExtractor *extractor, HeapTuple tuple, RadikQualResult verdict)
 {
-	switch (radik_native_qual_run(extractor->native_qual, tuple))
+	switch (verdict)
 	{
 		case RADIK_QUAL_TRUE:
 			return true;
@@ -241,7 +245,9 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 	uint64		key;
 
 	extractor->rows_scanned++;
-	if (extractor->native_qual != NULL && !row_passes_native_qual(extractor, tuple))
+	if (extractor->native_qual != NULL &&
+		!row_passes_verdict(extractor, tuple,
+							radik_native_qual_run(extractor->native_qual, tuple)))
 		return;
 	if (extractor->need_slot)
 	{
@@ -302,9 +308,11 @@ next_block(RadikExtractor *extractor)
 }
 
 /*
- * Reading the tuples of a page is mostly cache misses (the page was last touched in another
- * query, or by another process): ask for all of the page's tuple space at once, so that the
- * loads overlap instead of waiting for each other.
+ * Prefetching a page's memory.  A page that was not prefetched while the previous one was read
+ * (the first one of a call) asks for all of its tuple space at once, so that the loads at least
+ * overlap each other.  The next page is asked for a little per row of the current one
+ * (PagePrefetch): asked all at once, the requests would fill the CPU's miss buffers and stall
+ * the reading of the current page as surely as the misses themselves.
  */
 static inline void
 prefetch_page_tuples(Page page)
@@ -315,6 +323,116 @@ prefetch_page_tuples(Page page)
 		prefetch_for_read((char *) page + offset);
 }
 
+typedef struct PagePrefetch
+{
+	const char *page;			/* NULL: nothing to prefetch */
+	int			next;			/* offset of the next line to ask for, from the page's end down */
+	int			per_row;		/* lines to ask for per row read */
+} PagePrefetch;
+
+/*
+ * Start prefetching the next page (pinned in ahead, or none) over rows rows of this one.  Its
+ * line pointers are asked for first, as they are read first; then its tuples, from the page's
+ * end, where the first tuples lie.  The page is read without its lock: a prefetch is only a hint,
+ * and every address asked for lies within the page.
+ */
+static inline void
+page_prefetch_begin(PagePrefetch *prefetch, Buffer ahead, int rows)
+{
+	const int	lines = BLCKSZ / PREFETCH_STRIDE;
+	PageHeader	header;
+
+	prefetch->page = NULL;
+	if (!BufferIsValid(ahead))
+		return;
+	prefetch->page = (const char *) BufferGetPage(ahead);
+	header = (PageHeader) prefetch->page;
+	for (int offset = 0; offset < Min((int) header->pd_lower, BLCKSZ); offset += PREFETCH_STRIDE)
+		prefetch_for_read(prefetch->page + offset);
+	prefetch->next = BLCKSZ - PREFETCH_STRIDE;
+	prefetch->per_row = rows > 0 ? (lines + rows - 1) / rows : lines;
+}
+
+static inline void
+page_prefetch_row(PagePrefetch *prefetch)
+{
+	if (prefetch->page == NULL)
+		return;
+	for (int i = 0; i < prefetch->per_row && prefetch->next >= 0; i++)
+	{
+		prefetch_for_read(prefetch->page + prefetch->next);
+		prefetch->next -= PREFETCH_STRIDE;
+	}
+}
+
+/* Ask for whatever the rows left unasked (a page with few visible rows). */
+static inline void
+page_prefetch_end(PagePrefetch *prefetch)
+{
+	if (prefetch->page == NULL)
+		return;
+	for (; prefetch->next >= 0; prefetch->next -= PREFETCH_STRIDE)
+		prefetch_for_read(prefetch->page + prefetch->next);
+}
+
+/*
+ * List the tuples of block (pinned in buffer) visible to the scan's snapshot into
+ * extractor->vistuples, as heapgetpage does in a page-mode scan: prune the page if worthwhile,
+ * hold the share lock while looking, skip the per-tuple visibility test on an all-visible page,
+ * and give every tuple to the serializable conflict check.  That check starts by asking
+ * CheckForSerializableConflictOutNeeded, which stays false for the whole scan outside
+ * serializable transactions, so it is asked once per page and the per-tuple call made only when
+ * it said yes (the call then asks again itself, as it would have).
+ */
+static void
+list_visible_tuples(RadikExtractor *extractor, Buffer buffer, BlockNumber block)
+{
+	Relation	rel = extractor->rel;
+	Snapshot	snapshot = extractor->scan->rs_snapshot;
+	Page		page;
+	OffsetNumber lines;
+	OffsetNumber lineoff;
+	ItemId		lpp;
+	bool		all_visible;
+	int			check_serializable = -1;	/* not asked yet */
+	int			ntuples = 0;
+
+	heap_page_prune_opt(rel, buffer);
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	TestForOldSnapshot(snapshot, rel, page);
+	lines = PageGetMaxOffsetNumber(page);
+	all_visible = PageIsAllVisible(page) && !snapshot->takenDuringRecovery;
+
+	for (lineoff = FirstOffsetNumber, lpp = PageGetItemId(page, lineoff); lineoff <= lines;
+		 lineoff++, lpp++)
+	{
+		HeapTupleData tuple;
+		bool		valid;
+
+		if (!ItemIdIsNormal(lpp))
+			continue;
+		if (check_serializable < 0)
+			check_serializable = CheckForSerializableConflictOutNeeded(rel, snapshot) ? 1 : 0;
+		if (all_visible && !check_serializable)
+		{
+			extractor->vistuples[ntuples++] = lineoff;
+			continue;
+		}
+		tuple.t_tableOid = RelationGetRelid(rel);
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
+		tuple.t_len = ItemIdGetLength(lpp);
+		ItemPointerSet(&tuple.t_self, block, lineoff);
+		valid = all_visible || HeapTupleSatisfiesVisibility(&tuple, snapshot, buffer);
+		if (check_serializable)
+			HeapCheckForSerializableConflictOut(valid, rel, &tuple, buffer, snapshot);
+		if (valid)
+			extractor->vistuples[ntuples++] = lineoff;
+	}
+	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	extractor->ntuples = ntuples;
+}
+
 /*
  * The common case, a plain column as the key and no quals or native ones, done a page at a time:
  * read the values of the visible rows that pass into an array, map them all with one call, keep
@@ -322,29 +440,33 @@ prefetch_page_tuples(Page page)
  */
 static void
 extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
-					RadikKeyBatch *batch, uint64 threshold)
+					RadikKeyBatch *batch, uint64 threshold, PagePrefetch *prefetch)
 {
-	HeapScanDesc hscan = (HeapScanDesc) extractor->scan;
-	int			ntuples = hscan->rs_ntuples;
+	int			ntuples = extractor->ntuples;
 	Datum		values[MaxHeapTuplesPerPage];
 	OffsetNumber offsets[MaxHeapTuplesPerPage];
 	uint64		keys[MaxHeapTuplesPerPage];
 	uint64		block_id = (uint64) block << 16;	/* radik_pack_tid's layout */
+	RadikQualResult verdicts[MaxHeapTuplesPerPage];
 	HeapTupleData tuple;
 	int			n = 0;
 	int			matched = 0;
 
+	if (extractor->native_qual != NULL)
+		radik_native_qual_run_page(extractor->native_qual, page, block, extractor->vistuples,
+								   ntuples, verdicts);
 	tuple.t_tableOid = RelationGetRelid(extractor->rel);
 	for (int i = 0; i < ntuples; i++)
 	{
-		OffsetNumber offnum = hscan->rs_vistuples[i];
+		OffsetNumber offnum = extractor->vistuples[i];
 		ItemId		lp = PageGetItemId(page, offnum);
 		bool		isnull;
 
+		page_prefetch_row(prefetch);
 		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
 		tuple.t_len = ItemIdGetLength(lp);
 		ItemPointerSet(&tuple.t_self, block, offnum);
-		if (extractor->native_qual != NULL && !row_passes_native_qual(extractor, &tuple))
+		if (extractor->native_qual != NULL && !row_passes_verdict(extractor, &tuple, verdicts[i]))
 			continue;
 		matched++;
 		values[n] = radik_read_column(&extractor->column, &tuple, &isnull);
@@ -386,38 +508,77 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 	}
 }
 
-/* Read one heap page and extract its visible rows. */
-static void
-extract_heap_page(RadikExtractor *extractor, BlockNumber block, RadikKeyBatch *batch,
-				  uint64 threshold)
+/* Pin block with the scan's buffer strategy. */
+static inline Buffer
+pin_block(RadikExtractor *extractor, BlockNumber block)
 {
-	HeapScanDesc hscan = (HeapScanDesc) extractor->scan;
+	return ReadBufferExtended(extractor->rel, MAIN_FORKNUM, block, RBM_NORMAL,
+							  ((HeapScanDesc) extractor->scan)->rs_strategy);
+}
+
+/*
+ * Read the next heap page and extract its visible rows; false at the end of the scan.  The page
+ * after it is pinned first (extractor->ahead_buffer) and prefetched while this one is read.
+ */
+static bool
+extract_next_heap_page(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold)
+{
+	bool		prefetched = BufferIsValid(extractor->ahead_buffer);
+	BlockNumber block;
+	Buffer		buffer;
+	BlockNumber ahead;
 	HeapTupleData tuple;
+	PagePrefetch prefetch;
 	Page		page;
 
-	heapgetpage(extractor->scan, block);	/* checks for interrupts */
-	page = BufferGetPage(hscan->rs_cbuf);
-	if (!extractor->need_slot)
+	/* at least once per page, as heapgetpage does, even through pages of dead tuples */
+	CHECK_FOR_INTERRUPTS();
+	if (prefetched)
 	{
-		prefetch_page_tuples(page);
-		extract_page_column(extractor, page, block, batch, threshold);
-		return;
+		block = extractor->ahead_block;
+		buffer = extractor->ahead_buffer;
+		extractor->ahead_buffer = InvalidBuffer;
 	}
-	tuple.t_tableOid = RelationGetRelid(extractor->rel);
-	for (int i = 0; i < hscan->rs_ntuples; i++)
+	else
 	{
-		OffsetNumber offnum = hscan->rs_vistuples[i];
-		ItemId		lp = PageGetItemId(page, offnum);
+		block = next_block(extractor);
+		if (!BlockNumberIsValid(block))
+			return false;
+		buffer = pin_block(extractor, block);
+	}
+	ahead = next_block(extractor);
+	if (BlockNumberIsValid(ahead))
+	{
+		extractor->ahead_buffer = pin_block(extractor, ahead);
+		extractor->ahead_block = ahead;
+	}
 
-		/* a row through the slot takes long enough for a prefetch a few rows ahead to land */
-		if (i + PREFETCH_ROWS_AHEAD < hscan->rs_ntuples)
-			prefetch_for_read(PageGetItem(page, PageGetItemId(page,
-															hscan->rs_vistuples[i + PREFETCH_ROWS_AHEAD])));
-		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
-		tuple.t_len = ItemIdGetLength(lp);
-		ItemPointerSet(&tuple.t_self, block, offnum);
-		extract_row(extractor, &tuple, &tuple.t_self, batch, threshold);
+	list_visible_tuples(extractor, buffer, block);
+	page = BufferGetPage(buffer);
+	if (!prefetched)
+		prefetch_page_tuples(page);
+	page_prefetch_begin(&prefetch, extractor->ahead_buffer, extractor->ntuples);
+
+	if (!extractor->need_slot)
+		extract_page_column(extractor, page, block, batch, threshold, &prefetch);
+	else
+	{
+		tuple.t_tableOid = RelationGetRelid(extractor->rel);
+		for (int i = 0; i < extractor->ntuples; i++)
+		{
+			OffsetNumber offnum = extractor->vistuples[i];
+			ItemId		lp = PageGetItemId(page, offnum);
+
+			page_prefetch_row(&prefetch);
+			tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+			tuple.t_len = ItemIdGetLength(lp);
+			ItemPointerSet(&tuple.t_self, block, offnum);
+			extract_row(extractor, &tuple, &tuple.t_self, batch, threshold);
+		}
 	}
+	page_prefetch_end(&prefetch);
+	ReleaseBuffer(buffer);
+	return true;
 }
 
 bool
@@ -448,14 +609,11 @@ radik_extract(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold,
 
 	for (int pages = 0; pages < max_pages && radik_batch_has_room(batch); pages++)
 	{
-		BlockNumber block = next_block(extractor);
-
-		if (!BlockNumberIsValid(block))
+		if (!extract_next_heap_page(extractor, batch, threshold))
 		{
 			extractor->finished = true;
 			return false;
 		}
-		extract_heap_page(extractor, block, batch, threshold);
 	}
 	return true;
 }
@@ -463,6 +621,9 @@ radik_extract(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold,
 void
 radik_extract_end(RadikExtractor *extractor)
 {
+	if (BufferIsValid(extractor->ahead_buffer))
+		ReleaseBuffer(extractor->ahead_buffer);
+	extractor->ahead_buffer = InvalidBuffer;
 	ExecDropSingleTupleTableSlot(extractor->slot);
 	table_endscan(extractor->scan);
 }

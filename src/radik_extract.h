@@ -18,6 +18,7 @@
 #include "access/relscan.h"
 #include "access/htup_details.h"
 #include "executor/executor.h"
+#include "storage/buf.h"
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
 
@@ -78,11 +79,15 @@ typedef struct RadikExtractor
 	Relation	rel;
 	TableScanDesc scan;
 	TupleTableSlot *slot;
-	bool		heap_pages;		/* walking heap pages with heapgetpage */
+	bool		heap_pages;		/* walking heap pages ourselves (see radik_extract.c) */
 	bool		need_slot;		/* quals or a key expression read the row through slot */
 	bool		parallel;		/* blocks come from a parallel table scan */
 	bool		finished;
 	BlockNumber next_block;		/* serial heap walk: the next block to read */
+	Buffer		ahead_buffer;	/* the page read after the current one, pinned early */
+	BlockNumber ahead_block;
+	int			ntuples;		/* the current page's visible tuples */
+	OffsetNumber vistuples[MaxHeapTuplesPerPage];
 
 	const RadikSortKey *key;
 	RadikKeyMap map;
