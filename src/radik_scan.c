@@ -16,10 +16,10 @@
  * Then the rows are fetched by TID with the query's snapshot (the row versions the selection
  * saw) and returned in order, ExecScan projecting the target list.  Fetching a million rows one
  * by one in key order jumps all over the table, so they are fetched in batches: the next rows in
- * key order, as many as fit in work_mem, are fetched in TID order, each page read and locked
- * once per batch and each row checked against the snapshot as heap_fetch checks it, copied, and
- * returned from memory in key order.  (radik plans only heap tables, so the node reads heap pages
- * itself here rather than through the table AM's one-row-at-a-time fetch.)  When the query reads
+ * key order, as many as fit in work_mem, are fetched in TID order (radik_fetch.c: each page read
+ * and locked once per batch, each row checked against the snapshot as heap_fetch checks it),
+ * copied, and returned from memory in key order.  (radik plans only heap tables, so it reads heap
+ * pages itself rather than through the table AM's one-row-at-a-time fetch.)  When the query reads
  * nothing but a single sort key column (SELECT v ... ORDER BY v), the rows are not fetched at
  * all: each is made from its selected key, turned back into its value, except the rare keys that
  * stand for several values (a float zero, which may be -0, and NaN), whose rows are fetched.
@@ -65,6 +65,7 @@
 
 #include "radik.h"
 #include "radik_datum_keys.h"
+#include "radik_fetch.h"
 #include "radik_native_qual.h"
 #include "radik_scan.h"
 #include "radik_select.h"
@@ -111,13 +112,6 @@ typedef struct RadikScanState
 	int64		selections;
 	RadikSelectStats totals;
 } RadikScanState;
-
-/* One row of a fetch batch: its TID, packed for sorting, and its place in key order. */
-typedef struct FetchOrder
-{
-	uint64		packed_tid;
-	int64		position;
-} FetchOrder;
 
 static Node *radik_scan_create_state(CustomScan *cscan);
 static void radik_scan_begin(CustomScanState *node, EState *estate, int eflags);
@@ -174,8 +168,8 @@ radik_fetch_batch_rows(double pages, double tuples)
 
 	if (pages > 0 && tuples > 0)
 		tuple_bytes = pages * BLCKSZ / tuples;
-	tuple_bytes += HEAPTUPLESIZE + 2 * sizeof(void *) + sizeof(FetchOrder) + 16;
-	return Max(1024.0, Min(budget / tuple_bytes, (double) (MaxAllocSize / sizeof(FetchOrder))));
+	tuple_bytes += HEAPTUPLESIZE + 2 * sizeof(void *) + sizeof(RadikFetchOrder) + 16;
+	return Max(1024.0, Min(budget / tuple_bytes, (double) (MaxAllocSize / sizeof(RadikFetchOrder))));
 }
 
 /* Does the node's target list read no column of the table but attnum? */
@@ -310,90 +304,16 @@ rows_wanted(RadikScanState *state)
 	return wanted;
 }
 
-static int
-compare_fetch_order(const void *a, const void *b)
-{
-	uint64		x = ((const FetchOrder *) a)->packed_tid;
-	uint64		y = ((const FetchOrder *) b)->packed_tid;
-
-	return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/*
- * Fetch rows by TID, order[0 .. n) sorted by TID, as heap_fetch would with snapshot, but page by
- * page: each page is read, pinned and share-locked once for all its rows.  out[position]
- * receives a copy of each row (allocated in the current memory context).  Every row was seen
- * by the selection under the same snapshot, which keeps it from being pruned, so a row that is
- * not there or not visible is a bug, reported as an error rather than left out of the answer.
- */
-static void
-fetch_rows_in_tid_order(Relation rel, Snapshot snapshot, const FetchOrder *order, int64 n,
-						HeapTuple *out)
-{
-	int64		i = 0;
-
-	while (i < n)
-	{
-		ItemPointerData tid;
-		BlockNumber block;
-		Buffer		buffer;
-		Page		page;
-		OffsetNumber maxoff;
-
-		CHECK_FOR_INTERRUPTS();
-		radik_unpack_tid(order[i].packed_tid, &tid);
-		block = ItemPointerGetBlockNumber(&tid);
-		buffer = ReadBuffer(rel, block);
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		TestForOldSnapshot(snapshot, rel, page);
-		maxoff = PageGetMaxOffsetNumber(page);
-
-		for (; i < n; i++)
-		{
-			OffsetNumber offnum;
-			ItemId		lp;
-			HeapTupleData tuple;
-			bool		valid;
-
-			radik_unpack_tid(order[i].packed_tid, &tid);
-			if (ItemPointerGetBlockNumber(&tid) != block)
-				break;
-			offnum = ItemPointerGetOffsetNumber(&tid);
-			lp = (offnum >= FirstOffsetNumber && offnum <= maxoff) ?
-				PageGetItemId(page, offnum) : NULL;
-			if (lp == NULL || !ItemIdIsNormal(lp))
-				elog(ERROR, "selected row (%u,%u) of \"%s\" is gone",
-					 block, offnum, RelationGetRelationName(rel));
-			tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
-			tuple.t_len = ItemIdGetLength(lp);
-			tuple.t_tableOid = RelationGetRelid(rel);
-			tuple.t_self = tid;
-
-			valid = HeapTupleSatisfiesVisibility(&tuple, snapshot, buffer);
-			if (valid)
-				PredicateLockTID(rel, &tuple.t_self, snapshot,
-								 HeapTupleHeaderGetXmin(tuple.t_data));
-			HeapCheckForSerializableConflictOut(valid, rel, &tuple, buffer, snapshot);
-			if (!valid)
-				elog(ERROR, "selected row (%u,%u) of \"%s\" is not visible to the query's snapshot",
-					 block, offnum, RelationGetRelationName(rel));
-			out[order[i].position] = heap_copytuple(&tuple);
-		}
-		UnlockReleaseBuffer(buffer);
-	}
-}
-
 /* Fill order[0 .. n) with tids[0 .. n) and their positions, sorted by TID. */
 static void
-sort_fetch_order(const ItemPointerData *tids, int64 n, FetchOrder *order)
+sort_fetch_order(const ItemPointerData *tids, int64 n, RadikFetchOrder *order)
 {
 	for (int64 i = 0; i < n; i++)
 	{
 		order[i].packed_tid = radik_pack_tid(&tids[i]);
 		order[i].position = i;
 	}
-	qsort(order, n, sizeof(FetchOrder), compare_fetch_order);
+	radik_sort_fetch_order(order, n);
 }
 
 /*
@@ -440,16 +360,16 @@ sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 	for (int64 start = 0; start < state->ntids; start += state->batch_rows)
 	{
 		int64		n = Min(state->ntids - start, state->batch_rows);
-		FetchOrder *order;
+		RadikFetchOrder *order;
 		HeapTuple  *rows;
 		MemoryContext old_context;
 
 		MemoryContextReset(state->batch_context);
 		old_context = MemoryContextSwitchTo(state->batch_context);
-		order = MemoryContextAllocHuge(state->batch_context, n * sizeof(FetchOrder));
+		order = MemoryContextAllocHuge(state->batch_context, n * sizeof(RadikFetchOrder));
 		rows = MemoryContextAllocHuge(state->batch_context, n * sizeof(HeapTuple));
 		sort_fetch_order(state->tids + start, n, order);
-		fetch_rows_in_tid_order(rel, estate->es_snapshot, order, n, rows);
+		radik_fetch_rows(rel, estate->es_snapshot, order, n, rows);
 		MemoryContextSwitchTo(old_context);
 
 		for (int64 i = 0; i < n; i++)
@@ -559,14 +479,14 @@ fetch_batch(RadikScanState *state, int64 start)
 	Snapshot	snapshot = ss->ps.state->es_snapshot;
 	int64		rows = Min(state->ntids - start, state->batch_rows);
 	int64		nfetch = 0;
-	FetchOrder *order;
+	RadikFetchOrder *order;
 	MemoryContext old_context;
 
 	ExecClearTuple(ss->ss_ScanTupleSlot);	/* it points into the old batch */
 	MemoryContextReset(state->batch_context);
 	old_context = MemoryContextSwitchTo(state->batch_context);
 
-	order = MemoryContextAllocHuge(state->batch_context, Max(rows, 1) * sizeof(FetchOrder));
+	order = MemoryContextAllocHuge(state->batch_context, Max(rows, 1) * sizeof(RadikFetchOrder));
 	state->batch_tuples = MemoryContextAllocHuge(state->batch_context,
 												 Max(rows, 1) * sizeof(HeapTuple));
 	for (int64 i = 0; i < rows; i++)
@@ -603,8 +523,8 @@ fetch_batch(RadikScanState *state, int64 start)
 		order[nfetch].position = i;
 		nfetch++;
 	}
-	qsort(order, nfetch, sizeof(FetchOrder), compare_fetch_order);
-	fetch_rows_in_tid_order(rel, snapshot, order, nfetch, state->batch_tuples);
+	radik_sort_fetch_order(order, nfetch);
+	radik_fetch_rows(rel, snapshot, order, nfetch, state->batch_tuples);
 	pfree(order);
 
 	MemoryContextSwitchTo(old_context);

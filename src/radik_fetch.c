@@ -1,0 +1,208 @@
+/*
+ * radik_fetch.c
+ *	  Fetch selected rows by TID, a batch at a time, in TID order (radik_fetch.h).
+ *
+ * Each row is checked as heap_fetch checks it: the snapshot's visibility test, the predicate
+ * lock and the serializable conflict check.  Two things make it much cheaper than heap_fetch per
+ * row, which matters when a query asks for a million whole rows:
+ *
+ *  - Rows are visited in TID order, so each page is read, pinned and share-locked once for all
+ *    its rows; on an all-visible page the per-row visibility test is skipped, as a sequential
+ *    scan in page mode skips it (the selection read these rows under that very rule).  The
+ *    serializable checks start by asking CheckForSerializableConflictOutNeeded, false for the
+ *    whole query outside serializable transactions: it is asked once per page, and the per-row
+ *    calls are made only when it said yes.
+ *  - The rows of a large batch are spread over most of the table's pages, so every page costs
+ *    a few cache misses that depend on each other (the page's line pointer, then its tuple).
+ *    The next FETCH_PAGES_AHEAD pages are therefore pinned ahead: when a page is pinned its rows'
+ *    line pointers are prefetched, half the window later their tuples, so that by the time a
+ *    page is read its memory is on its way or there.  Pinning ahead holds a few more buffer
+ *    pins, never a lock.
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "utils/rel.h"
+
+#include "radik_fetch.h"
+#include "radik_select.h"
+
+/* Pages pinned ahead of the one being read (a power of two). */
+#define FETCH_PAGES_AHEAD 16
+
+#if defined(__GNUC__) || defined(__clang__)
+#define prefetch_for_read(address) __builtin_prefetch(address)
+#else
+#define prefetch_for_read(address) ((void) 0)
+#endif
+
+#define ST_SORT sort_by_tid
+#define ST_ELEMENT_TYPE RadikFetchOrder
+#define ST_COMPARE(a, b) \
+	((a)->packed_tid < (b)->packed_tid ? -1 : (a)->packed_tid > (b)->packed_tid ? 1 : 0)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+void
+radik_sort_fetch_order(RadikFetchOrder *order, int64 n)
+{
+	sort_by_tid(order, n);
+}
+
+/* A page pinned ahead: its block, and order[first .. end) its rows. */
+typedef struct FetchPage
+{
+	Buffer		buffer;
+	BlockNumber block;
+	int64		first;
+	int64		end;
+	bool		tuples_prefetched;
+} FetchPage;
+
+static inline BlockNumber
+order_block(const RadikFetchOrder *order)
+{
+	return (BlockNumber) (order->packed_tid >> 16);	/* radik_pack_tid's layout */
+}
+
+static inline OffsetNumber
+order_offset(const RadikFetchOrder *order)
+{
+	return (OffsetNumber) (order->packed_tid & 0xFFFF);
+}
+
+/* Where the line pointer of a row lies in its page (an offset out of range stays in the page). */
+static inline const ItemIdData *
+line_pointer_of(const char *memory, const RadikFetchOrder *order)
+{
+	OffsetNumber offnum = order_offset(order);
+
+	offnum = Max(FirstOffsetNumber, Min(offnum, MaxHeapTuplesPerPage));
+	return (const ItemIdData *) (memory + SizeOfPageHeaderData) + (offnum - 1);
+}
+
+/* Pin the page of order[*cursor] and ask for its rows' line pointers; move *cursor past them. */
+static void
+pin_page_ahead(Relation rel, const RadikFetchOrder *order, int64 n, int64 *cursor,
+			   FetchPage *page)
+{
+	const char *memory;
+
+	page->first = *cursor;
+	page->block = order_block(&order[page->first]);
+	for (page->end = page->first + 1;
+		 page->end < n && order_block(&order[page->end]) == page->block;
+		 page->end++)
+		;
+	*cursor = page->end;
+	page->buffer = ReadBuffer(rel, page->block);
+	page->tuples_prefetched = false;
+
+	memory = (const char *) BufferGetPage(page->buffer);
+	for (int64 i = page->first; i < page->end; i++)
+		prefetch_for_read(line_pointer_of(memory, &order[i]));
+}
+
+/*
+ * Ask for the tuples of a pinned page's rows.  The line pointers are read without the page's
+ * lock: only to compute a prefetch address, which is kept within the page.
+ */
+static void
+prefetch_page_rows(const RadikFetchOrder *order, FetchPage *page)
+{
+	const char *memory = (const char *) BufferGetPage(page->buffer);
+
+	for (int64 i = page->first; i < page->end; i++)
+	{
+		unsigned	offset = line_pointer_of(memory, &order[i])->lp_off;
+
+		if (offset < BLCKSZ)
+			prefetch_for_read(memory + offset);
+	}
+	page->tuples_prefetched = true;
+}
+
+/* Check and copy the rows of one pinned page (then unpinned). */
+static void
+fetch_page_rows(Relation rel, Snapshot snapshot, const RadikFetchOrder *order, FetchPage *fp,
+				HeapTuple *out)
+{
+	Buffer		buffer = fp->buffer;
+	Page		page;
+	OffsetNumber maxoff;
+	bool		all_visible;
+	bool		check_serializable;
+
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	TestForOldSnapshot(snapshot, rel, page);
+	maxoff = PageGetMaxOffsetNumber(page);
+	all_visible = PageIsAllVisible(page) && !snapshot->takenDuringRecovery;
+	check_serializable = CheckForSerializableConflictOutNeeded(rel, snapshot);
+
+	for (int64 i = fp->first; i < fp->end; i++)
+	{
+		OffsetNumber offnum = order_offset(&order[i]);
+		ItemId		lp;
+		HeapTupleData tuple;
+		bool		valid;
+
+		lp = (offnum >= FirstOffsetNumber && offnum <= maxoff) ? PageGetItemId(page, offnum) : NULL;
+		if (lp == NULL || !ItemIdIsNormal(lp))
+			elog(ERROR, "selected row (%u,%u) of \"%s\" is gone",
+				 fp->block, offnum, RelationGetRelationName(rel));
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		tuple.t_len = ItemIdGetLength(lp);
+		tuple.t_tableOid = RelationGetRelid(rel);
+		ItemPointerSet(&tuple.t_self, fp->block, offnum);
+
+		valid = all_visible || HeapTupleSatisfiesVisibility(&tuple, snapshot, buffer);
+		if (check_serializable)
+		{
+			if (valid)
+				PredicateLockTID(rel, &tuple.t_self, snapshot,
+								 HeapTupleHeaderGetXmin(tuple.t_data));
+			HeapCheckForSerializableConflictOut(valid, rel, &tuple, buffer, snapshot);
+		}
+		if (!valid)
+			elog(ERROR, "selected row (%u,%u) of \"%s\" is not visible to the query's snapshot",
+				 fp->block, offnum, RelationGetRelationName(rel));
+		out[order[i].position] = heap_copytuple(&tuple);
+	}
+	UnlockReleaseBuffer(buffer);
+}
+
+void
+radik_fetch_rows(Relation rel, Snapshot snapshot, const RadikFetchOrder *order, int64 n,
+				 HeapTuple *out)
+{
+	FetchPage	ahead[FETCH_PAGES_AHEAD];
+	int			head = 0;		/* the next page to read */
+	int			pinned = 0;
+	int64		cursor = 0;		/* the next row to pin a page for */
+
+	while (pinned > 0 || cursor < n)
+	{
+		FetchPage  *later;
+
+		CHECK_FOR_INTERRUPTS();
+		while (pinned < FETCH_PAGES_AHEAD && cursor < n)
+		{
+			pin_page_ahead(rel, order, n, &cursor,
+						   &ahead[(head + pinned) % FETCH_PAGES_AHEAD]);
+			pinned++;
+		}
+		/* the page half the window ahead: its line pointers have had time to arrive */
+		later = &ahead[(head + Min(FETCH_PAGES_AHEAD / 2, pinned - 1)) % FETCH_PAGES_AHEAD];
+		if (!later->tuples_prefetched)
+			prefetch_page_rows(order, later);
+		fetch_page_rows(rel, snapshot, order, &ahead[head], out);
+		head = (head + 1) % FETCH_PAGES_AHEAD;
+		pinned--;
+	}
+}

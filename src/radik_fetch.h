@@ -1,0 +1,35 @@
+/*
+ * radik_fetch.h
+ *	  Fetching selected rows by TID, many at once, in TID order (radik_fetch.c).
+ *
+ * The custom scan returns its rows in key order, which jumps all over the table; it fetches them
+ * in batches, each batch visited in TID order so that every page is read and locked once.
+ */
+#ifndef RADIK_FETCH_H
+#define RADIK_FETCH_H
+
+#include "postgres.h"
+
+#include "access/htup.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+
+/* One row to fetch: its TID, packed (radik_pack_tid), and its place in the caller's order. */
+typedef struct RadikFetchOrder
+{
+	uint64		packed_tid;
+	int64		position;
+} RadikFetchOrder;
+
+/* Sort order[0 .. n) by TID. */
+extern void radik_sort_fetch_order(RadikFetchOrder *order, int64 n);
+
+/*
+ * Fetch the rows order[0 .. n) (sorted by TID) of rel as heap_fetch would with snapshot; out[position]
+ * receives a copy of each, allocated in the current memory context.  A row that is gone or not
+ * visible is an error: the caller saw every row under the same snapshot.
+ */
+extern void radik_fetch_rows(Relation rel, Snapshot snapshot, const RadikFetchOrder *order,
+							 int64 n, HeapTuple *out);
+
+#endif							/* RADIK_FETCH_H */
