@@ -53,6 +53,30 @@ FROM unnest(ARRAY[
 	'i2 % (few - few) = 0', 'i2 * i2 > 0', 'i8 - 9223372036854775807 < 0 AND i8 * 3 > 0',
 	'id < 0 AND i4 * 1000000 > 0']) AS q;
 
+-- Division and remainder by a constant run as a multiplication when the dividend fits 32 bits
+-- (radik_native_qual.c): every row of dividends around the edges (signs, 2^31, 2^32, the types'
+-- extremes) against every kind of divisor (small, large, negative, 1, -1, past 32 bits), with a
+-- LIMIT that takes every matching row, so a single wrong row shows.
+CREATE TABLE radik_div AS
+SELECT row_number() OVER () AS id, a::int8 AS a8, CASE WHEN abs(a) <= 2147483647 THEN a::int4 END AS a4,
+	CASE WHEN abs(a) <= 32767 THEN a::int2 END AS a2
+FROM (SELECT unnest(ARRAY[0, 1, -1, 2, -2, 3, -3, 6, -6, 7, -7, 9, 10, -10, 11, 99, -99, 100,
+	12345, -12345, 32767, -32767, 65535, 65536, 999999, -1000003, 2147483646, 2147483647,
+	-2147483647, 4294967294, 4294967295, -4294967295, 4294967296, -4294967296,
+	9223372036854775805, -9223372036854775805]::int8[]) + d AS a
+	  FROM generate_series(-2, 2) d) v;
+ANALYZE radik_div;
+SELECT q, radik_compare(format('SELECT id, a8, a4, a2 FROM radik_div WHERE %s ORDER BY a8, id LIMIT 1000', q))
+	AS result
+FROM unnest(ARRAY['a8 % 7 = 3', 'a8 % 7 = -3', 'a8 % 10 <> 0', 'a8 % -7 = 1', 'a8 % 2 = 0',
+	'a8 / 7 > 10', 'a8 / -7 < -10', 'a8 / 3 = 715827882', 'a8 / 1000003 = 0',
+	'a8 % 4294967295 = 1', 'a8 / 4294967295 = 1', 'a8 % 4294967296 = 0', 'a8 / -4294967295 < 0',
+	'a8 % 2147483647 = 0', 'a8 / 1 > 0', 'a8 % 1 = 0', 'a8 / -1 < 0', 'a8 % -1 = 0',
+	'a4 % 7 = 3', 'a4 / 7 < -10', 'a4 % -10 = -9', 'a4 / 65536 = 1', 'a4 / -2 > 5',
+	'a2 % 7 = -2', 'a2 / 100 = 327', 'a2 / -3 = 2', 'a2 % 32767 = 0',
+	'(a8 % 10) / 3 = 1', 'a4 % 3 = 2 AND a8 / 5 > 0']) AS q;
+DROP TABLE radik_div;
+
 -- In a parallel plan the workers run the native quals too.
 CREATE TABLE radik_nq AS SELECT t.id + 10000 * copy AS id, i2, i4, i8, f4, f8
 FROM radik_t t, generate_series(0, 7) copy;

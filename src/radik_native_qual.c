@@ -1,6 +1,6 @@
 /*
  * radik_native_qual.c
- *	  Run simple WHERE clauses on a row's raw column values (radik_native_qual.h).
+ *	  Run simple WHERE clauses on rows' raw column values (radik_native_qual.h).
  *
  * Supported, in an implicitly ANDed list of clauses:
  *  - comparisons (< <= = >= > <>) of the btree integer family (smallint, integer, bigint, mixed
@@ -19,6 +19,12 @@
  * with the result checked against the operator's own range; an overflow, a division by zero or
  * the minimum divided by -1 answers RADIK_QUAL_ASK_EXECUTOR, so that PostgreSQL's operator
  * raises its own error for that row.  (x % -1 is 0, as in PostgreSQL.)
+ *
+ * Speed: the extractor hands over a heap page's visible rows at once, and each node of the
+ * expression runs over all of them in a loop of its own (a column's values, then the arithmetic,
+ * then the comparison), which costs a fraction of walking the tree row by row; constants are
+ * filled in once.  A division or remainder by a constant, the usual "id % 10 <> 0", is done by a
+ * multiplication when the dividend's magnitude fits 32 bits (divide_by_constant).
  */
 #include "postgres.h"
 
@@ -74,6 +80,24 @@ typedef struct NativeNode
 #define MAX_NATIVE_NODES 32
 #define MAX_NATIVE_COLUMNS 8
 
+/* A node's value for one row: an integer or a double, per the node's is_float. */
+typedef union NativeValue
+{
+	int64		i;
+	double		f;
+} NativeValue;
+
+/* The result of evaluating a node for one row. */
+typedef enum NodeResult
+{
+	NODE_VALUE,
+	NODE_NULL,
+	NODE_ERROR
+} NodeResult;
+
+/* The rows evaluated at once: a heap page's worth. */
+#define NATIVE_ROWS MaxHeapTuplesPerPage
+
 struct RadikNativeQual
 {
 	int			nnodes;
@@ -82,6 +106,12 @@ struct RadikNativeQual
 	int			clauses[MAX_NATIVE_NODES];	/* the top node of each clause */
 	int			ncolumns;
 	RadikColumnReader columns[MAX_NATIVE_COLUMNS];
+
+	/* Scratch space, node by node and row by row ([node][row]), allocated once. */
+	NativeValue (*values)[NATIVE_ROWS];
+	uint8		(*results)[NATIVE_ROWS];	/* NodeResult */
+	Datum		(*column_values)[NATIVE_ROWS];
+	bool		(*column_nulls)[NATIVE_ROWS];
 };
 
 typedef struct Compiler
@@ -357,6 +387,28 @@ radik_native_qual_compile(List *quals, Relation rel)
 		}
 		compiler.qual->clauses[compiler.qual->nclauses++] = top;
 	}
+	compiler.qual->values = palloc(compiler.qual->nnodes * sizeof(*compiler.qual->values));
+	compiler.qual->results = palloc(compiler.qual->nnodes * sizeof(*compiler.qual->results));
+	compiler.qual->column_values = palloc(Max(compiler.qual->ncolumns, 1) *
+										  sizeof(*compiler.qual->column_values));
+	compiler.qual->column_nulls = palloc(Max(compiler.qual->ncolumns, 1) *
+										 sizeof(*compiler.qual->column_nulls));
+	/* constants have the same value in every row: filled in once, here */
+	for (int i = 0; i < compiler.qual->nnodes; i++)
+	{
+		const NativeNode *node = &compiler.qual->nodes[i];
+
+		if (node->kind != NATIVE_CONST)
+			continue;
+		for (int row = 0; row < NATIVE_ROWS; row++)
+		{
+			compiler.qual->results[i][row] = NODE_VALUE;
+			if (node->is_float)
+				compiler.qual->values[i][row].f = node->float_value;
+			else
+				compiler.qual->values[i][row].i = node->int_value;
+		}
+	}
 	return compiler.qual;
 }
 
@@ -424,115 +476,231 @@ arithmetic(NativeOp op, int16 bytes, int64 a, int64 b, int64 *result)
 	return fits(*result, bytes);
 }
 
-static inline bool
-compare(NativeOp op, uint64 a, uint64 b)
-{
-	switch (op)
-	{
-		case OP_LT: return a < b;
-		case OP_LE: return a <= b;
-		case OP_EQ: return a == b;
-		case OP_GE: return a >= b;
-		case OP_GT: return a > b;
-		case OP_NE: return a != b;
-		default: return false;
-	}
-}
-
-/* The result of evaluating a node for one row. */
-typedef enum NodeResult
-{
-	NODE_VALUE,
-	NODE_NULL,
-	NODE_ERROR
-} NodeResult;
-
 /*
  * An operator's outcome from its operands': both operands are evaluated, as the executor
  * evaluates every argument before calling a function, so an error in either is raised; else a
  * NULL operand makes the (strict) operator's result NULL.
  */
 static inline NodeResult
-operands_result(const NodeResult *results, const NativeNode *node)
+operands_result(uint8 left, uint8 right)
 {
-	if (results[node->left] == NODE_ERROR || results[node->right] == NODE_ERROR)
+	if (left == NODE_ERROR || right == NODE_ERROR)
 		return NODE_ERROR;
-	if (results[node->left] == NODE_NULL || results[node->right] == NODE_NULL)
+	if (left == NODE_NULL || right == NODE_NULL)
 		return NODE_NULL;
 	return NODE_VALUE;
 }
 
-RadikQualResult
-radik_native_qual_run(const RadikNativeQual *qual, HeapTuple tuple)
+/*
+ * Division by a constant: a / d and a % d by multiplication (D. Lemire, O. Kaser, N. Kurz, "Faster
+ * remainder by direct computation", 2019: for 32-bit n and d >= 2, with M = floor((2^64 - 1) / d)
+ * + 1, n / d = (M * n) >> 64 exactly).  Applies to dividends whose magnitude fits 32 bits; the
+ * others divide in hardware.  Signs as C's (and PostgreSQL's) truncating division.
+ */
+typedef struct ConstantDivisor
 {
-	Datum		column_values[MAX_NATIVE_COLUMNS];
-	bool		column_nulls[MAX_NATIVE_COLUMNS];
-	NodeResult	results[MAX_NATIVE_NODES];
-	int64		ints[MAX_NATIVE_NODES];
-	double		floats[MAX_NATIVE_NODES];
-	bool		passes = true;
+	uint64		magnitude;		/* |d|, 2 .. 2^32 - 1; 0 when not used */
+	uint64		multiplier;
+	bool		negative;
+} ConstantDivisor;
 
-	for (int i = 0; i < qual->ncolumns; i++)
-		column_values[i] = radik_read_column(&qual->columns[i], tuple, &column_nulls[i]);
+static inline ConstantDivisor
+constant_divisor(int64 d)
+{
+	ConstantDivisor divisor = {0, 0, false};
+	uint64		magnitude = d < 0 ? (uint64) 0 - (uint64) d : (uint64) d;
 
-	/* Children come before their parents: one pass in order computes every node. */
+#ifdef PG_INT128_TYPE
+	if (magnitude >= 2 && magnitude <= PG_UINT32_MAX)
+	{
+		divisor.magnitude = magnitude;
+		divisor.multiplier = PG_UINT64_MAX / magnitude + 1;
+		divisor.negative = d < 0;
+	}
+#endif
+	return divisor;
+}
+
+/* a / d (want_quotient) or a % d, when |a| fits 32 bits; false otherwise. */
+static inline bool
+divide_by_constant(const ConstantDivisor *divisor, int64 a, bool want_quotient, int64 *result)
+{
+	uint64		n = a < 0 ? (uint64) 0 - (uint64) a : (uint64) a;
+	uint64		q;
+
+	if (n > PG_UINT32_MAX)
+		return false;
+#ifdef PG_INT128_TYPE
+	q = (uint64) (((uint128) divisor->multiplier * n) >> 64);
+#else
+	q = n / divisor->magnitude;	/* not reached: constant_divisor declines */
+#endif
+	if (want_quotient)
+		*result = (a < 0) != divisor->negative ? -(int64) q : (int64) q;
+	else
+	{
+		uint64		r = n - q * divisor->magnitude;
+
+		*result = a < 0 ? -(int64) r : (int64) r;
+	}
+	return true;
+}
+
+/* Evaluate an arithmetic node over rows 0 .. n. */
+static void
+run_arithmetic(const RadikNativeQual *qual, int node_index, int n)
+{
+	const NativeNode *node = &qual->nodes[node_index];
+	const NativeOp op = node->op;
+	const int16 bytes = node->int_bytes;
+	const NativeValue *restrict left = qual->values[node->left];
+	const NativeValue *restrict right = qual->values[node->right];
+	const uint8 *restrict left_results = qual->results[node->left];
+	const uint8 *restrict right_results = qual->results[node->right];
+	NativeValue *restrict values = qual->values[node_index];
+	uint8	   *restrict results = qual->results[node_index];
+	ConstantDivisor divisor = {0, 0, false};
+
+	if ((op == OP_DIV || op == OP_MOD) && qual->nodes[node->right].kind == NATIVE_CONST)
+		divisor = constant_divisor(qual->nodes[node->right].int_value);
+
+	for (int row = 0; row < n; row++)
+	{
+		NodeResult	result = operands_result(left_results[row], right_results[row]);
+
+		if (result == NODE_VALUE &&
+			!(divisor.magnitude != 0 &&
+			  divide_by_constant(&divisor, left[row].i, op == OP_DIV, &values[row].i) &&
+			  fits(values[row].i, bytes)) &&
+			!arithmetic(op, bytes, left[row].i, right[row].i, &values[row].i))
+			result = NODE_ERROR;
+		results[row] = (uint8) result;
+	}
+}
+
+/* One loop per comparison operator, so that the loop body has no switch. */
+#define COMPARE_ROWS(operator) \
+	for (int row = 0; row < n; row++) \
+		values[row].i = KEY_OF(left[row]) operator KEY_OF(right[row])
+
+/* Evaluate a comparison node over rows 0 .. n: values[row].i is 1 when it holds. */
+static void
+run_comparison(const RadikNativeQual *qual, int node_index, int n)
+{
+	const NativeNode *node = &qual->nodes[node_index];
+	const NativeValue *restrict left = qual->values[node->left];
+	const NativeValue *restrict right = qual->values[node->right];
+	const uint8 *restrict left_results = qual->results[node->left];
+	const uint8 *restrict right_results = qual->results[node->right];
+	NativeValue *restrict values = qual->values[node_index];
+	uint8	   *restrict results = qual->results[node_index];
+
+	for (int row = 0; row < n; row++)
+		results[row] = (uint8) operands_result(left_results[row], right_results[row]);
+
+	/* floats compare through their engine keys, integers as signed values */
+	if (node->is_float)
+	{
+#define KEY_OF(value) radik_key_from_float8((value).f)
+		switch (node->op)
+		{
+			case OP_LT: COMPARE_ROWS(<); break;
+			case OP_LE: COMPARE_ROWS(<=); break;
+			case OP_EQ: COMPARE_ROWS(==); break;
+			case OP_GE: COMPARE_ROWS(>=); break;
+			case OP_GT: COMPARE_ROWS(>); break;
+			default: COMPARE_ROWS(!=); break;
+		}
+#undef KEY_OF
+	}
+	else
+	{
+#define KEY_OF(value) ((value).i)
+		switch (node->op)
+		{
+			case OP_LT: COMPARE_ROWS(<); break;
+			case OP_LE: COMPARE_ROWS(<=); break;
+			case OP_EQ: COMPARE_ROWS(==); break;
+			case OP_GE: COMPARE_ROWS(>=); break;
+			case OP_GT: COMPARE_ROWS(>); break;
+			default: COMPARE_ROWS(!=); break;
+		}
+#undef KEY_OF
+	}
+}
+
+/* Evaluate a column node over rows 0 .. n from the columns read. */
+static void
+run_column(const RadikNativeQual *qual, int node_index, int n)
+{
+	const NativeNode *node = &qual->nodes[node_index];
+	const Datum *restrict datums = qual->column_values[node->column];
+	const bool *restrict nulls = qual->column_nulls[node->column];
+	NativeValue *restrict values = qual->values[node_index];
+	uint8	   *restrict results = qual->results[node_index];
+
+	for (int row = 0; row < n; row++)
+		results[row] = nulls[row] ? NODE_NULL : NODE_VALUE;
+	/* (a NULL's Datum is 0 here: see read_columns) */
+	switch (node->column_type)
+	{
+		case INT2OID:
+			for (int row = 0; row < n; row++)
+				values[row].i = DatumGetInt16(datums[row]);
+			break;
+		case INT4OID:
+			for (int row = 0; row < n; row++)
+				values[row].i = DatumGetInt32(datums[row]);
+			break;
+		case INT8OID:
+			for (int row = 0; row < n; row++)
+				values[row].i = nulls[row] ? 0 : DatumGetInt64(datums[row]);
+			break;
+		case FLOAT4OID:
+			for (int row = 0; row < n; row++)
+				values[row].f = DatumGetFloat4(datums[row]);
+			break;
+		default:
+			for (int row = 0; row < n; row++)
+				values[row].f = nulls[row] ? 0.0 : DatumGetFloat8(datums[row]);
+			break;
+	}
+}
+
+/*
+ * Run the quals on the rows whose columns read_columns has read, rows 0 .. n, into verdicts[].
+ * Node by node over all the rows (children come before their parents in the array), so that
+ * each loop is short and branch-predictable, and a division by a constant is set up once.
+ * Every node is evaluated for every row: nothing here has side effects, and an error is only a
+ * result (NODE_ERROR).  Constants were filled in once at compile time.
+ */
+static void
+run_rows(const RadikNativeQual *qual, int n, RadikQualResult *verdicts)
+{
 	for (int i = 0; i < qual->nnodes; i++)
 	{
 		const NativeNode *node = &qual->nodes[i];
 
-		results[i] = NODE_VALUE;
 		switch (node->kind)
 		{
 			case NATIVE_COLUMN:
-				if (column_nulls[node->column])
-				{
-					results[i] = NODE_NULL;
-					break;
-				}
-				switch (node->column_type)
-				{
-					case INT2OID:
-						ints[i] = DatumGetInt16(column_values[node->column]);
-						break;
-					case INT4OID:
-						ints[i] = DatumGetInt32(column_values[node->column]);
-						break;
-					case INT8OID:
-						ints[i] = DatumGetInt64(column_values[node->column]);
-						break;
-					case FLOAT4OID:
-						floats[i] = DatumGetFloat4(column_values[node->column]);
-						break;
-					default:
-						floats[i] = DatumGetFloat8(column_values[node->column]);
-						break;
-				}
+				run_column(qual, i, n);
 				break;
 			case NATIVE_CONST:
-				ints[i] = node->int_value;
-				floats[i] = node->float_value;
 				break;
 			case NATIVE_ARITH:
-				results[i] = operands_result(results, node);
-				if (results[i] == NODE_VALUE &&
-					!arithmetic(node->op, node->int_bytes, ints[node->left], ints[node->right],
-								&ints[i]))
-					results[i] = NODE_ERROR;
+				run_arithmetic(qual, i, n);
 				break;
 			case NATIVE_COMPARE:
-				results[i] = operands_result(results, node);
-				if (results[i] != NODE_VALUE)
-					break;
-				if (node->is_float)
-					ints[i] = compare(node->op, radik_key_from_float8(floats[node->left]),
-									  radik_key_from_float8(floats[node->right]));
-				else
-					ints[i] = compare(node->op,
-									  (uint64) ints[node->left] ^ (UINT64CONST(1) << 63),
-									  (uint64) ints[node->right] ^ (UINT64CONST(1) << 63));
+				run_comparison(qual, i, n);
 				break;
 			case NATIVE_NULL_TEST:
-				ints[i] = column_nulls[node->column] == node->is_null_test;
+				for (int row = 0; row < n; row++)
+				{
+					qual->results[i][row] = NODE_VALUE;
+					qual->values[i][row].i =
+						qual->column_nulls[node->column][row] == node->is_null_test;
+				}
 				break;
 		}
 	}
@@ -542,14 +710,64 @@ radik_native_qual_run(const RadikNativeQual *qual, HeapTuple tuple)
 	 * error must be left to the executor unless an earlier clause already failed the row (the
 	 * executor stops at the first false clause too, in the same order).
 	 */
-	for (int c = 0; c < qual->nclauses && passes; c++)
+	for (int row = 0; row < n; row++)
+		verdicts[row] = RADIK_QUAL_TRUE;
+	for (int c = qual->nclauses - 1; c >= 0; c--)
 	{
-		int			top = qual->clauses[c];
+		/* the clauses from last to first: an earlier clause's verdict overrides a later one's */
+		const uint8 *restrict results = qual->results[qual->clauses[c]];
+		const NativeValue *restrict values = qual->values[qual->clauses[c]];
 
-		if (results[top] == NODE_ERROR)
-			return RADIK_QUAL_ASK_EXECUTOR;
-		if (results[top] == NODE_NULL || ints[top] == 0)
-			passes = false;
+		for (int row = 0; row < n; row++)
+		{
+			if (results[row] == NODE_ERROR)
+				verdicts[row] = RADIK_QUAL_ASK_EXECUTOR;
+			else if (results[row] == NODE_NULL || values[row].i == 0)
+				verdicts[row] = RADIK_QUAL_FALSE;
+		}
 	}
-	return passes ? RADIK_QUAL_TRUE : RADIK_QUAL_FALSE;
+}
+
+/* Read the columns the quals use from tuple into row row of the scratch space. */
+static inline void
+read_columns(const RadikNativeQual *qual, HeapTuple tuple, int row)
+{
+	for (int c = 0; c < qual->ncolumns; c++)
+	{
+		bool		isnull;
+		Datum		value = radik_read_column(&qual->columns[c], tuple, &isnull);
+
+		qual->column_values[c][row] = isnull ? (Datum) 0 : value;
+		qual->column_nulls[c][row] = isnull;
+	}
+}
+
+RadikQualResult
+radik_native_qual_run(const RadikNativeQual *qual, HeapTuple tuple)
+{
+	RadikQualResult verdict;
+
+	read_columns(qual, tuple, 0);
+	run_rows(qual, 1, &verdict);
+	return verdict;
+}
+
+void
+radik_native_qual_run_page(const RadikNativeQual *qual, Page page, BlockNumber block,
+						   const OffsetNumber *offsets, int n, RadikQualResult *verdicts)
+{
+	HeapTupleData tuple;
+
+	Assert(n <= NATIVE_ROWS);
+	tuple.t_tableOid = InvalidOid;
+	for (int row = 0; row < n; row++)
+	{
+		ItemId		lp = PageGetItemId(page, offsets[row]);
+
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		tuple.t_len = ItemIdGetLength(lp);
+		ItemPointerSet(&tuple.t_self, block, offsets[row]);
+		read_columns(qual, &tuple, row);
+	}
+	run_rows(qual, n, verdicts);
 }
