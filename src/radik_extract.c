@@ -18,11 +18,11 @@
  * page a run of cache misses, so the extractor pins the page after the current one before
  * reading the current one, and prefetches the next page's memory a line or two per row while it
  * reads this page's rows: the loads overlap the work instead of stalling it (heapgetpage
- * releases the scan's only pinned page before reading the next).  A key that is a plain column is then read in place from
- * each visible tuple, at its fixed offset when the columns before it are fixed-width and the
- * tuple has no NULLs (else heap_getattr), without storing the row in a slot.  Rows go through a
- * slot only where quals or a key expression need one.  Other table AMs (radik_topk() accepts any
- * table) go through table_scan_getnextslot, one row at a time.
+ * releases the scan's only pinned page before reading the next).  A key that is a plain column
+ * is then read in place from each visible tuple, at its fixed offset when the columns before it
+ * are fixed-width and the tuple has no NULLs (else heap_getattr), without storing the row in a
+ * slot.  Rows go through a slot only where quals or a key expression need one.  Other table AMs
+ * (radik_topk() accepts any table) go through table_scan_getnextslot, one row at a time.
  *
  * The work is done page by page: a call reads pages while the batch has room for a whole page's
  * rows, so the caller decides how often to look at other things (a worker sends its batch, the

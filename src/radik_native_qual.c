@@ -578,10 +578,23 @@ run_arithmetic(const RadikNativeQual *qual, int node_index, int n)
 	}
 }
 
-/* One loop per comparison operator, so that the loop body has no switch. */
+/*
+ * One loop per comparison operator, so that the loop body has no switch; KEY_OF (defined where
+ * it is used) gives the value compared.
+ */
 #define COMPARE_ROWS(operator) \
 	for (int row = 0; row < n; row++) \
 		values[row].i = KEY_OF(left[row]) operator KEY_OF(right[row])
+#define COMPARE_ROWS_BY_OP(op) \
+	switch (op) \
+	{ \
+		case OP_LT: COMPARE_ROWS(<); break; \
+		case OP_LE: COMPARE_ROWS(<=); break; \
+		case OP_EQ: COMPARE_ROWS(==); break; \
+		case OP_GE: COMPARE_ROWS(>=); break; \
+		case OP_GT: COMPARE_ROWS(>); break; \
+		default: COMPARE_ROWS(!=); break; \
+	}
 
 /* Evaluate a comparison node over rows 0 .. n: values[row].i is 1 when it holds. */
 static void
@@ -602,29 +615,13 @@ run_comparison(const RadikNativeQual *qual, int node_index, int n)
 	if (node->is_float)
 	{
 #define KEY_OF(value) radik_key_from_float8((value).f)
-		switch (node->op)
-		{
-			case OP_LT: COMPARE_ROWS(<); break;
-			case OP_LE: COMPARE_ROWS(<=); break;
-			case OP_EQ: COMPARE_ROWS(==); break;
-			case OP_GE: COMPARE_ROWS(>=); break;
-			case OP_GT: COMPARE_ROWS(>); break;
-			default: COMPARE_ROWS(!=); break;
-		}
+		COMPARE_ROWS_BY_OP(node->op);
 #undef KEY_OF
 	}
 	else
 	{
 #define KEY_OF(value) ((value).i)
-		switch (node->op)
-		{
-			case OP_LT: COMPARE_ROWS(<); break;
-			case OP_LE: COMPARE_ROWS(<=); break;
-			case OP_EQ: COMPARE_ROWS(==); break;
-			case OP_GE: COMPARE_ROWS(>=); break;
-			case OP_GT: COMPARE_ROWS(>); break;
-			default: COMPARE_ROWS(!=); break;
-		}
+		COMPARE_ROWS_BY_OP(node->op);
 #undef KEY_OF
 	}
 }
