@@ -1,6 +1,7 @@
 /*
  * radik.h
- *	  What radik's PostgreSQL-side files share: its settings and each part's init function.
+ *	  What radik's PostgreSQL-side files share: its settings, each part's init function, and the
+ *	  CPU prefetch hint both readers of heap pages use (radik_extract.c, radik_fetch.c).
  *
  * _PG_init (radik.c) registers the settings and calls each part's init; nothing here touches
  * CUDA, so loading radik into the postmaster (shared_preload_libraries) is safe.
@@ -27,6 +28,18 @@ extern double radik_gpu_startup_cost;
 extern double radik_key_cost;
 extern double radik_selection_cost;
 extern double radik_gpu_min_rows;
+
+/*
+ * Ask the CPU to bring the line at address into its cache, without waiting: a hint, which never
+ * faults.  RADIK_PREFETCH_STRIDE is the CPU's cache line (PG_CACHE_LINE_SIZE is 128, a padding
+ * size, not the line).
+ */
+#define RADIK_PREFETCH_STRIDE 64
+#if defined(__GNUC__) || defined(__clang__)
+#define radik_prefetch_for_read(address) __builtin_prefetch(address)
+#else
+#define radik_prefetch_for_read(address) ((void) 0)
+#endif
 
 /* Each part's registration, called once from _PG_init. */
 extern void radik_planner_init(void);

@@ -42,15 +42,9 @@
 #include "storage/predicate.h"
 #include "utils/rel.h"
 
+#include "radik.h"
 #include "radik_extract.h"
 
-/* One prefetch per 64 bytes (PG_CACHE_LINE_SIZE is 128, a padding size, not the CPU's line). */
-#define PREFETCH_STRIDE 64
-#if defined(__GNUC__) || defined(__clang__)
-#define prefetch_for_read(address) __builtin_prefetch(address)
-#else
-#define prefetch_for_read(address) ((void) 0)
-#endif
 
 /* Prepare to read column attnum of rel straight from its tuples. */
 void
@@ -319,8 +313,9 @@ prefetch_page_tuples(Page page)
 {
 	PageHeader	header = (PageHeader) page;
 
-	for (int offset = header->pd_upper; offset < header->pd_special; offset += PREFETCH_STRIDE)
-		prefetch_for_read((char *) page + offset);
+	for (int offset = header->pd_upper; offset < header->pd_special;
+		 offset += RADIK_PREFETCH_STRIDE)
+		radik_prefetch_for_read((char *) page + offset);
 }
 
 typedef struct PagePrefetch
@@ -339,7 +334,7 @@ typedef struct PagePrefetch
 static inline void
 page_prefetch_begin(PagePrefetch *prefetch, Buffer ahead, int rows)
 {
-	const int	lines = BLCKSZ / PREFETCH_STRIDE;
+	const int	lines = BLCKSZ / RADIK_PREFETCH_STRIDE;
 	PageHeader	header;
 
 	prefetch->page = NULL;
@@ -347,9 +342,10 @@ page_prefetch_begin(PagePrefetch *prefetch, Buffer ahead, int rows)
 		return;
 	prefetch->page = (const char *) BufferGetPage(ahead);
 	header = (PageHeader) prefetch->page;
-	for (int offset = 0; offset < Min((int) header->pd_lower, BLCKSZ); offset += PREFETCH_STRIDE)
-		prefetch_for_read(prefetch->page + offset);
-	prefetch->next = BLCKSZ - PREFETCH_STRIDE;
+	for (int offset = 0; offset < Min((int) header->pd_lower, BLCKSZ);
+		 offset += RADIK_PREFETCH_STRIDE)
+		radik_prefetch_for_read(prefetch->page + offset);
+	prefetch->next = BLCKSZ - RADIK_PREFETCH_STRIDE;
 	prefetch->per_row = rows > 0 ? (lines + rows - 1) / rows : lines;
 }
 
@@ -360,8 +356,8 @@ page_prefetch_row(PagePrefetch *prefetch)
 		return;
 	for (int i = 0; i < prefetch->per_row && prefetch->next >= 0; i++)
 	{
-		prefetch_for_read(prefetch->page + prefetch->next);
-		prefetch->next -= PREFETCH_STRIDE;
+		radik_prefetch_for_read(prefetch->page + prefetch->next);
+		prefetch->next -= RADIK_PREFETCH_STRIDE;
 	}
 }
 
@@ -371,8 +367,8 @@ page_prefetch_end(PagePrefetch *prefetch)
 {
 	if (prefetch->page == NULL)
 		return;
-	for (; prefetch->next >= 0; prefetch->next -= PREFETCH_STRIDE)
-		prefetch_for_read(prefetch->page + prefetch->next);
+	for (; prefetch->next >= 0; prefetch->next -= RADIK_PREFETCH_STRIDE)
+		radik_prefetch_for_read(prefetch->page + prefetch->next);
 }
 
 /*

@@ -28,17 +28,12 @@
 #include "storage/predicate.h"
 #include "utils/rel.h"
 
+#include "radik.h"
 #include "radik_fetch.h"
 #include "radik_select.h"
 
 /* Pages pinned ahead of the one being read (a power of two). */
 #define FETCH_PAGES_AHEAD 16
-
-#if defined(__GNUC__) || defined(__clang__)
-#define prefetch_for_read(address) __builtin_prefetch(address)
-#else
-#define prefetch_for_read(address) ((void) 0)
-#endif
 
 #define ST_SORT sort_by_tid
 #define ST_ELEMENT_TYPE RadikFetchOrder
@@ -64,23 +59,11 @@ typedef struct FetchPage
 	bool		tuples_prefetched;
 } FetchPage;
 
-static inline BlockNumber
-order_block(const RadikFetchOrder *order)
-{
-	return (BlockNumber) (order->packed_tid >> 16);	/* radik_pack_tid's layout */
-}
-
-static inline OffsetNumber
-order_offset(const RadikFetchOrder *order)
-{
-	return (OffsetNumber) (order->packed_tid & 0xFFFF);
-}
-
 /* Where the line pointer of a row lies in its page (an offset out of range stays in the page). */
 static inline const ItemIdData *
 line_pointer_of(const char *memory, const RadikFetchOrder *order)
 {
-	OffsetNumber offnum = order_offset(order);
+	OffsetNumber offnum = radik_packed_tid_offset(order->packed_tid);
 
 	offnum = Max(FirstOffsetNumber, Min(offnum, MaxHeapTuplesPerPage));
 	return (const ItemIdData *) (memory + SizeOfPageHeaderData) + (offnum - 1);
@@ -94,9 +77,9 @@ pin_page_ahead(Relation rel, const RadikFetchOrder *order, int64 n, int64 *curso
 	const char *memory;
 
 	page->first = *cursor;
-	page->block = order_block(&order[page->first]);
+	page->block = radik_packed_tid_block(order[page->first].packed_tid);
 	for (page->end = page->first + 1;
-		 page->end < n && order_block(&order[page->end]) == page->block;
+		 page->end < n && radik_packed_tid_block(order[page->end].packed_tid) == page->block;
 		 page->end++)
 		;
 	*cursor = page->end;
@@ -105,7 +88,7 @@ pin_page_ahead(Relation rel, const RadikFetchOrder *order, int64 n, int64 *curso
 
 	memory = (const char *) BufferGetPage(page->buffer);
 	for (int64 i = page->first; i < page->end; i++)
-		prefetch_for_read(line_pointer_of(memory, &order[i]));
+		radik_prefetch_for_read(line_pointer_of(memory, &order[i]));
 }
 
 /*
@@ -122,7 +105,7 @@ prefetch_page_rows(const RadikFetchOrder *order, FetchPage *page)
 		unsigned	offset = line_pointer_of(memory, &order[i])->lp_off;
 
 		if (offset < BLCKSZ)
-			prefetch_for_read(memory + offset);
+			radik_prefetch_for_read(memory + offset);
 	}
 	page->tuples_prefetched = true;
 }
@@ -147,7 +130,7 @@ fetch_page_rows(Relation rel, Snapshot snapshot, const RadikFetchOrder *order, F
 
 	for (int64 i = fp->first; i < fp->end; i++)
 	{
-		OffsetNumber offnum = order_offset(&order[i]);
+		OffsetNumber offnum = radik_packed_tid_offset(order[i].packed_tid);
 		ItemId		lp;
 		HeapTupleData tuple;
 		bool		valid;

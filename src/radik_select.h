@@ -44,10 +44,22 @@ radik_pack_tid(const ItemPointerData *tid)
 		(uint64) ItemPointerGetOffsetNumberNoCheck(tid);
 }
 
+static inline BlockNumber
+radik_packed_tid_block(uint64 packed)
+{
+	return (BlockNumber) (packed >> 16);
+}
+
+static inline OffsetNumber
+radik_packed_tid_offset(uint64 packed)
+{
+	return (OffsetNumber) (packed & 0xFFFF);
+}
+
 static inline void
 radik_unpack_tid(uint64 packed, ItemPointer tid)
 {
-	ItemPointerSet(tid, (BlockNumber) (packed >> 16), (OffsetNumber) (packed & 0xFFFF));
+	ItemPointerSet(tid, radik_packed_tid_block(packed), radik_packed_tid_offset(packed));
 }
 
 /*
