@@ -32,6 +32,7 @@
 #include "radik_backend.h"
 #include "radik_gpu_device.cuh"
 #include "radik_gpu_kernels.cuh"
+#include "radik_gpu_small.cuh"
 
 #define RADIK_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -84,6 +85,8 @@ static char device_name[RADIK_ERROR_MESSAGE_SIZE];
 static int	multiprocessors;
 static int	warp_aggregate = 0;	/* measured slower on an H200: see docs/performance.md */
 static int	speculate = 1;
+static int	small_selection = 1;	/* RADIK_GPU_SMALL_SELECTION=off turns it off (tests) */
+static int	programmatic_launch;	/* compute capability 9.0 or later */
 
 RADIK_EXPORT radik_status
 radik_gpu_probe(char *name, size_t name_size, radik_error *err)
@@ -118,8 +121,13 @@ radik_gpu_probe(char *name, size_t name_size, radik_error *err)
 		}
 		else
 		{
+			const char *small = getenv("RADIK_GPU_SMALL_SELECTION");
+
 			snprintf(device_name, sizeof(device_name), "%s", prop.name);
 			multiprocessors = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
+			programmatic_launch = prop.major >= 9;
+			if (small != NULL && strcmp(small, "off") == 0)
+				small_selection = 0;	/* the engine tests run the general rounds this way */
 		}
 		probe_done = 1;
 	}
@@ -140,6 +148,12 @@ RADIK_EXPORT void
 radik_gpu_set_speculation(int enabled)
 {
 	speculate = enabled ? 1 : 0;
+}
+
+RADIK_EXPORT void
+radik_gpu_set_small_selection(int enabled)
+{
+	small_selection = enabled ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -177,6 +191,8 @@ typedef struct Workspace
 	size_t		staging_capacity;	/* entries */
 	cudaEvent_t staging_copied;
 	int			staging_pending;
+	unsigned int *small_miss;	/* pinned and mapped: the one-pass small selection missed */
+	unsigned int *small_miss_device;
 } Workspace;
 
 static Workspace cached_workspace;	/* zero-initialised: no constructor runs at load time */
@@ -232,6 +248,8 @@ workspace_free(Workspace *ws)
 	buffer_free(&ws->scalar);
 	if (ws->staging)
 		(void) cudaFreeHost(ws->staging);
+	if (ws->small_miss)
+		(void) cudaFreeHost(ws->small_miss);
 	(void) cudaEventDestroy(ws->staging_copied);
 	(void) cudaStreamDestroy(ws->stream);
 	(void) cudaGetLastError();
@@ -396,6 +414,95 @@ prepare_selection(Workspace *ws, uint64_t total_in, uint64_t total_out, size_t s
 }
 
 /*
+ * Whether the one-pass small selection (radik_gpu_small.cuh) suits every segment: lengths that
+ * fit its 32-bit indexes, and a threshold whose expected candidates fill at most half of its
+ * capacity (a miss is then a rare event of many sigmas; segments that fit whole always suit).
+ */
+static bool
+small_selection_suits(size_t segments, const uint64_t *offsets, const uint64_t *ks)
+{
+	for (size_t s = 0; s < segments; s++)
+	{
+		const uint64_t length = offsets[s + 1] - offsets[s];
+		const uint64_t k = ks[s] < length ? ks[s] : length;
+
+		if (k == 0 || length <= (uint64_t) radik::SMALL_CAPACITY)
+			continue;
+		if (length > UINT32_MAX)
+			return false;
+
+		const uint64_t rank = radik::small_threshold_rank(k, length);
+
+		if (rank >= (uint64_t) radik::SMALL_SAMPLE ||
+			(double) (rank + 2) * (double) length / radik::SMALL_SAMPLE > radik::SMALL_CAPACITY / 2)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The one-pass small selection of every segment, sorted into sorted_keys/sorted_ids; waits for
+ * it.  *selected is false when some segment missed (its threshold let through fewer than k keys
+ * or more than the capacity): the caller then runs the general selection.
+ */
+template <typename Key>
+static radik_status
+run_small_selection(Workspace *ws, cudaStream_t stream, SelectArgs<Key> a, size_t segments,
+					uint64_t max_length, Key *sorted_keys, uint64_t *sorted_ids, bool *selected,
+					radik_error *err)
+{
+	static bool shared_memory_set = false;
+	const size_t finish_bytes = sizeof(radik::SmallFinishShared<Key>);
+	cudaLaunchAttribute early;
+	cudaLaunchConfig_t filter_launch = {};
+	cudaLaunchConfig_t finish_launch = {};
+
+	*selected = false;
+	if (ws->small_miss == NULL)
+	{
+		CUDA_TRY(cudaHostAlloc((void **) &ws->small_miss, sizeof(unsigned int),
+							   cudaHostAllocMapped));
+		CUDA_TRY(cudaHostGetDevicePointer((void **) &ws->small_miss_device, ws->small_miss, 0));
+	}
+	if (!shared_memory_set)
+	{
+		CUDA_TRY(cudaFuncSetAttribute(radik::small_finish_kernel<Key>,
+									  cudaFuncAttributeMaxDynamicSharedMemorySize,
+									  (int) finish_bytes));
+		shared_memory_set = true;
+	}
+	early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+	early.val.programmaticStreamSerializationAllowed = 1;
+	filter_launch.blockDim = dim3(radik::THREADS);
+	filter_launch.stream = stream;
+	filter_launch.attrs = &early;
+	filter_launch.numAttrs = programmatic_launch ? 1 : 0;
+	finish_launch = filter_launch;
+	finish_launch.blockDim = dim3(radik::SMALL_FINISH_THREADS);
+	finish_launch.dynamicSmemBytes = finish_bytes;
+
+	*ws->small_miss = 0;		/* no kernel of this workspace is running: the last one waited */
+	for (size_t first = 0; first < segments; first += MAX_SEGMENTS_PER_LAUNCH)
+	{
+		const size_t here = segments - first < MAX_SEGMENTS_PER_LAUNCH ?
+			segments - first : MAX_SEGMENTS_PER_LAUNCH;
+		const dim3	one(1, (unsigned int) here);
+
+		a.segment_base = (int) first;
+		filter_launch.gridDim = dim3(grid_width<Key>(max_length, here), (unsigned int) here);
+		finish_launch.gridDim = one;
+		radik::small_threshold_kernel<Key><<<one, radik::SMALL_FINISH_THREADS, 0, stream>>>(a);
+		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaLaunchKernelEx(&filter_launch, radik::small_filter_kernel<Key>, a));
+		CUDA_TRY(cudaLaunchKernelEx(&finish_launch, radik::small_finish_kernel<Key>, a,
+									sorted_keys, sorted_ids, ws->small_miss_device));
+	}
+	CUDA_TRY(cudaStreamSynchronize(stream));
+	*selected = *(volatile unsigned int *) ws->small_miss == 0;
+	return RADIK_OK;
+}
+
+/*
  * Select on stream: segment s of keys (offsets[s] .. offsets[s+1], host array) keeps its
  * min(ks[s], length) smallest, written unsorted to out_keys/out_ids at out_offsets[s]; then, if
  * sorted_keys is not NULL, sorted into sorted_keys/sorted_ids at the same offsets.  ws must have
@@ -483,6 +590,17 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 	a.segments = (int) segments;
 	a.warp_aggregate = warp_aggregate;
 	a.speculate = speculate;
+
+	/* small k, sorted answer wanted (the caller waits for it anyway): try the one-pass path */
+	if (sorted_keys != NULL && small_selection && small_selection_suits(segments, offsets, ks))
+	{
+		bool		selected;
+
+		STATUS_TRY(run_small_selection<Key>(ws, stream, a, segments, max_length, sorted_keys,
+											sorted_ids, &selected, err));
+		if (selected)
+			return RADIK_OK;
+	}
 
 	for (size_t first = 0; first < segments; first += MAX_SEGMENTS_PER_LAUNCH)
 	{

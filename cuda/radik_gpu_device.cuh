@@ -36,6 +36,11 @@ void		radik_gpu_set_warp_aggregate(int enabled);
  * full histogram round 0 (two passes over the input). */
 void		radik_gpu_set_speculation(int enabled);
 
+/* The one-pass small-k path (radik_gpu_small.cuh), for measuring: 1 = tried first (default), 0 =
+ * the general rounds only.  The environment variable RADIK_GPU_SMALL_SELECTION=off sets 0 at
+ * the first GPU call (so the engine tests can run the general rounds on small inputs). */
+void		radik_gpu_set_small_selection(int enabled);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,7 +2,8 @@
 # gpu-host.sh: radik's GPU checks on a bare GPU host (see ../shared/gpu-host/README.md; the
 # PostgreSQL bundle made by its `pack` must be in .gpu/).  Starts PostgreSQL from the bundle,
 # builds radik with CUDA, then runs, logging each step under $OUT:
-#   engine   the engine's unit tests (GPU against the CPU twin and a plain sort)
+#   engine   the engine's unit tests (GPU against the CPU twin and a plain sort), then again on
+#            the GPU with the one-pass small-k path off, so the general rounds meet small inputs
 #   regress  the regression and isolation suites with radik.device = gpu and radik.force = on
 #   explain  an EXPLAIN ANALYZE that shows where the selection ran
 # usage: bash test/gpu-host.sh [steps...]   (default: engine regress explain)
@@ -25,7 +26,10 @@ for step in $steps; do
 	engine)
 		echo "== engine unit tests"
 		make -s with_llvm=no test/engine/engine_test >>"$OUT/build.log" 2>&1 && test/engine/engine_test >"$OUT/engine_test.log" 2>&1
-		rc=$?; tail -n 30 "$OUT/engine_test.log"; [ $rc = 0 ] || status=1 ;;
+		rc=$?; tail -n 30 "$OUT/engine_test.log"; [ $rc = 0 ] || status=1
+		echo "== engine unit tests, GPU only, one-pass small-k path off (the general rounds on small inputs)"
+		RADIK_GPU_SMALL_SELECTION=off test/engine/engine_test --gpu-only >"$OUT/engine_test_rounds.log" 2>&1
+		rc=$?; tail -n 3 "$OUT/engine_test_rounds.log"; [ $rc = 0 ] || status=1 ;;
 	regress)
 		echo "== regression + isolation suites, radik.device = gpu, radik.force = on"
 		PGOPTIONS="-c radik.device=gpu -c radik.force=on" make -s with_llvm=no installcheck >"$OUT/installcheck.log" 2>&1

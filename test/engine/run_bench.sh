@@ -20,13 +20,13 @@ grep '^#' "$dir/radik.tsv" "$dir/torch.tsv" | sed 's/^[^:]*://'
 
 awk -F'\t' '
 	BEGIN {
-		print "| input | n | k | segments | radik ms | two-pass ms | warp-hist ms | torch.topk ms | torch / radik | check |"
-		print "|---|---|---|---|---:|---:|---:|---:|---:|---|"
+		print "| input | n | k | segments | radik ms | rounds ms | two-pass ms | warp-hist ms | torch.topk ms | torch / radik | check |"
+		print "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"
 	}
 	FNR == NR { if ($0 !~ /^#/) torch[$1] = $2; next }
 	/^#/ { next }
 	{
 		ratio = ($6 > 0 && ($1 in torch)) ? sprintf("%.1fx", torch[$1] / $6) : "-"
-		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $6, $7, $8, torch[$1], ratio, $9
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $6, $7, $8, $9, torch[$1], ratio, $10
 	}
 ' "$dir/torch.tsv" "$dir/radik.tsv" | tee "$dir/table.md"
