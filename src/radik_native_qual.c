@@ -92,7 +92,8 @@ typedef enum NodeResult
 {
 	NODE_VALUE,
 	NODE_NULL,
-	NODE_ERROR
+	NODE_ERROR,
+	NODE_ARITH_SLOW				/* inside run_arithmetic only: left to the general operator */
 } NodeResult;
 
 /* The rows evaluated at once: a heap page's worth. */
@@ -564,14 +565,45 @@ run_arithmetic(const RadikNativeQual *qual, int node_index, int n)
 	if ((op == OP_DIV || op == OP_MOD) && qual->nodes[node->right].kind == NATIVE_CONST)
 		divisor = constant_divisor(qual->nodes[node->right].int_value);
 
+	if (divisor.magnitude != 0)
+	{
+		/*
+		 * By a constant: a loop without branches for the rows whose dividend fits 32 bits (all
+		 * of them, mostly), then the general operator for the rest.  The divisor is not 0 or
+		 * -1, and the right operand a constant: the result is the left operand's.
+		 */
+		const bool	want_quotient = op == OP_DIV;
+		bool		others = false;
+
+		for (int row = 0; row < n; row++)
+		{
+			int64		value = 0;
+			const bool	fast = divide_by_constant(&divisor, left[row].i, want_quotient, &value) &&
+				fits(value, bytes);
+
+			values[row].i = value;
+			results[row] = fast ? left_results[row] : NODE_ARITH_SLOW;
+			others |= !fast;
+		}
+		if (!others)
+			return;
+		for (int row = 0; row < n; row++)
+			if (results[row] == NODE_ARITH_SLOW)
+			{
+				NodeResult	result = operands_result(left_results[row], right_results[row]);
+
+				if (result == NODE_VALUE &&
+					!arithmetic(op, bytes, left[row].i, right[row].i, &values[row].i))
+					result = NODE_ERROR;
+				results[row] = (uint8) result;
+			}
+		return;
+	}
 	for (int row = 0; row < n; row++)
 	{
 		NodeResult	result = operands_result(left_results[row], right_results[row]);
 
 		if (result == NODE_VALUE &&
-			!(divisor.magnitude != 0 &&
-			  divide_by_constant(&divisor, left[row].i, op == OP_DIV, &values[row].i) &&
-			  fits(values[row].i, bytes)) &&
 			!arithmetic(op, bytes, left[row].i, right[row].i, &values[row].i))
 			result = NODE_ERROR;
 		results[row] = (uint8) result;
