@@ -539,11 +539,15 @@ struct FilterShared
 	unsigned int histogram[BINS];
 };
 
-/* One warp copies count entries of its buffer to dest_keys/dest_ids from the next free slot. */
-template <typename Key>
+/*
+ * One warp copies count entries of its buffer to dest_keys/dest_ids from the next free slot
+ * (those at or beyond limit are only counted).  Id: 64-bit ids here, 32-bit indexes in the
+ * one-pass small-k path.
+ */
+template <typename Key, typename Id>
 __device__ __forceinline__ void
-flush_warp_buffer(const Key *buffer_keys, const uint64_t *buffer_ids, unsigned int count,
-				  unsigned long long *counter, Key *dest_keys, uint64_t *dest_ids,
+flush_warp_buffer(const Key *buffer_keys, const Id *buffer_ids, unsigned int count,
+				  unsigned long long *counter, Key *dest_keys, Id *dest_ids,
 				  unsigned long long limit)
 {
 	const int	lane = threadIdx.x & 31;

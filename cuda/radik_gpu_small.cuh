@@ -14,13 +14,20 @@
  *      whose bin holds at most two sample keys; the bin's upper end is the threshold.
  *   2. small_filter_kernel, many blocks per segment: one read of the keys; every key at or below
  *      the threshold is appended to the segment's candidates (key and 32-bit index in the
- *      segment), up to SMALL_CAPACITY of them, and counted beyond that.
+ *      segment) through per-warp shared buffers, one global atomic per flush (an atomic per
+ *      candidate serializes on the segment's counter), up to SMALL_CAPACITY of them, and counted
+ *      beyond that.
  *   3. small_finish_kernel, one block per segment: when the candidates number at least k and all
  *      fit, they are every key at or below the threshold, so their k smallest are the answer:
- *      sorted in shared memory, the first k written out with their ids.  Otherwise the block sets
- *      the caller's miss flag (mapped host memory) and the caller runs the general selection.
+ *      the same radix selection finds the k-th candidate's bin, k entries are gathered (the
+ *      first of the equal keys at the k-th key's value, when they tie), and sorted (each
+ *      counting the entries before it when k <= 128, else a block radix sort on the bits they do
+ *      not share) and written out with their ids.  Otherwise the block sets the caller's miss
+ *      flag (mapped host memory) and the caller runs the general selection.
  * Exactness never rests on the sample: a threshold too low or too high costs the general
- * selection's time, never a wrong answer.  Ties at the k-th key are cut by the sort's order.
+ * selection's time, never a wrong answer.  The launcher waits for the verdict, so the path serves
+ * the selections whose caller waits for a sorted answer anyway (the batch, a streaming
+ * selection's last cut); measured choices are in docs/performance.md.
  *
  * The candidates live in the second candidate buffer at the segment's own offset (a segment has
  * room for min(length, SMALL_CAPACITY) of them); the threshold, k and the count in the segment's
@@ -276,28 +283,6 @@ struct SmallFilterShared
 	uint32_t	index[THREADS / 32][SMALL_WARP_BUFFER];
 };
 
-/* One warp appends its staged candidates to the segment's (those beyond the capacity are counted). */
-template <typename Key>
-__device__ __forceinline__ void
-flush_small_candidates(const Key *staged_keys, const uint32_t *staged_index, unsigned int staged,
-					   unsigned long long *count, Key *candidate_keys, uint32_t *candidate_index)
-{
-	const int	lane = threadIdx.x & 31;
-	unsigned long long base = 0;
-
-	__syncwarp();
-	if (lane == 0)
-		base = atomicAdd(count, (unsigned long long) staged);
-	base = __shfl_sync(0xffffffffu, base, 0);
-	for (unsigned int i = lane; i < staged; i += 32)
-		if (base + i < SMALL_CAPACITY)
-		{
-			candidate_keys[base + i] = staged_keys[i];
-			candidate_index[base + i] = staged_index[i];
-		}
-	__syncwarp();
-}
-
 template <typename Key>
 __global__ void __launch_bounds__(THREADS)
 small_filter_kernel(SelectArgs<Key> a)
@@ -362,8 +347,8 @@ small_filter_kernel(SelectArgs<Key> a)
 				continue;
 			if (staged + __popc(mask) > SMALL_WARP_BUFFER)
 			{
-				flush_small_candidates(staged_keys, staged_index, staged, count, candidate_keys,
-									   candidate_index);
+				flush_warp_buffer(staged_keys, staged_index, staged, count, candidate_keys,
+								  candidate_index, SMALL_CAPACITY);
 				staged = 0;
 			}
 			if (take)
@@ -380,8 +365,8 @@ small_filter_kernel(SelectArgs<Key> a)
 			key[j] = next[j];
 	}
 	if (staged != 0)
-		flush_small_candidates(staged_keys, staged_index, staged, count, candidate_keys,
-							   candidate_index);
+		flush_warp_buffer(staged_keys, staged_index, staged, count, candidate_keys,
+						  candidate_index, SMALL_CAPACITY);
 }
 
 /*
