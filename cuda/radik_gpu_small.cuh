@@ -125,7 +125,8 @@ block_radix_pick(const Key (&keys)[ITEMS], unsigned int valid, Key low, Key high
 		return pick;
 	}
 
-	const int	top = KEY_BITS - (sizeof(Key) == 8 ? __clzll((long long) differ) : __clz((int) differ));
+	const int	top = KEY_BITS -
+		(sizeof(Key) == 8 ? __clzll((long long) differ) : __clz((int) differ));
 	int			shift = top > DIGIT_BITS ? top - DIGIT_BITS : 0;
 	int			width = top - shift;
 	Key			mask = top >= KEY_BITS ? (Key) 0 : (Key) ~(Key) 0 << top;
@@ -260,9 +261,9 @@ small_threshold_kernel(SelectArgs<Key> a)
 			bounds[1] = high;
 		}
 		__syncthreads();
-		threshold = block_radix_pick<Key, SMALL_FINISH_THREADS, ITEMS>(sample, SMALL_SAMPLE, bounds[0],
-														   bounds[1], (unsigned int) wanted, 2,
-														   false, histogram, chosen).upper();
+		threshold = block_radix_pick<Key, SMALL_FINISH_THREADS, ITEMS>(
+			sample, SMALL_SAMPLE, bounds[0], bounds[1], (unsigned int) wanted, 2, false, histogram,
+			chosen).upper();
 	}
 	if (threadIdx.x == 0)
 	{
