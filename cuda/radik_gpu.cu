@@ -478,7 +478,7 @@ run_small_selection(Workspace *ws, cudaStream_t stream, SelectArgs<Key> a, size_
 	filter_launch.attrs = &early;
 	filter_launch.numAttrs = programmatic_launch ? 1 : 0;
 	finish_launch = filter_launch;
-	finish_launch.blockDim = dim3(radik::SMALL_FINISH_THREADS);
+	finish_launch.blockDim = dim3(radik::SMALL_BLOCK_THREADS);
 	finish_launch.dynamicSmemBytes = finish_bytes;
 
 	*ws->small_miss = 0;		/* no kernel of this workspace is running: the last one waited */
@@ -491,7 +491,7 @@ run_small_selection(Workspace *ws, cudaStream_t stream, SelectArgs<Key> a, size_
 		a.segment_base = (int) first;
 		filter_launch.gridDim = dim3(grid_width<Key>(max_length, here), (unsigned int) here);
 		finish_launch.gridDim = one;
-		radik::small_threshold_kernel<Key><<<one, radik::SMALL_FINISH_THREADS, 0, stream>>>(a);
+		radik::small_threshold_kernel<Key><<<one, radik::SMALL_BLOCK_THREADS, 0, stream>>>(a);
 		CUDA_TRY(cudaGetLastError());
 		CUDA_TRY(cudaLaunchKernelEx(&filter_launch, radik::small_filter_kernel<Key>, a));
 		CUDA_TRY(cudaLaunchKernelEx(&finish_launch, radik::small_finish_kernel<Key>, a,

@@ -46,8 +46,8 @@ namespace radik
 
 constexpr int SMALL_SAMPLE = 8192;
 constexpr int SMALL_CAPACITY = 8192;
-constexpr int SMALL_FINISH_THREADS = 512;	/* threads of the one-block kernels */
-constexpr int SMALL_FINISH_ITEMS = SMALL_CAPACITY / SMALL_FINISH_THREADS;
+constexpr int SMALL_BLOCK_THREADS = 512;	/* the one-block kernels: threshold, finish */
+constexpr int SMALL_FINISH_ITEMS = SMALL_CAPACITY / SMALL_BLOCK_THREADS;
 
 /*
  * Programmatic dependent launch (Hopper): the filter is launched while the threshold kernel runs
@@ -213,11 +213,11 @@ block_radix_pick(const Key (&keys)[ITEMS], unsigned int valid, Key low, Key high
 }
 
 template <typename Key>
-__global__ void __launch_bounds__(SMALL_FINISH_THREADS)
+__global__ void __launch_bounds__(SMALL_BLOCK_THREADS)
 small_threshold_kernel(SelectArgs<Key> a)
 {
-	constexpr int ITEMS = SMALL_SAMPLE / SMALL_FINISH_THREADS;
-	using Reduce = cub::BlockReduce<Key, SMALL_FINISH_THREADS>;
+	constexpr int ITEMS = SMALL_SAMPLE / SMALL_BLOCK_THREADS;
+	using Reduce = cub::BlockReduce<Key, SMALL_BLOCK_THREADS>;
 	__shared__ unsigned int histogram[INNER_BINS];
 	__shared__ unsigned int chosen[3];
 	__shared__ typename Reduce::TempStorage reduce_storage;
@@ -261,7 +261,7 @@ small_threshold_kernel(SelectArgs<Key> a)
 			bounds[1] = high;
 		}
 		__syncthreads();
-		threshold = block_radix_pick<Key, SMALL_FINISH_THREADS, ITEMS>(
+		threshold = block_radix_pick<Key, SMALL_BLOCK_THREADS, ITEMS>(
 			sample, SMALL_SAMPLE, bounds[0], bounds[1], (unsigned int) wanted, 2, false, histogram,
 			chosen).upper();
 	}
@@ -375,7 +375,7 @@ small_filter_kernel(SelectArgs<Key> a)
  * the sort of however many items per thread k needs.  Beyond the static limit for 8-byte keys.
  */
 template <typename Key, int ITEMS>
-using SmallSort = cub::BlockRadixSort<Key, SMALL_FINISH_THREADS, ITEMS, uint32_t>;
+using SmallSort = cub::BlockRadixSort<Key, SMALL_BLOCK_THREADS, ITEMS, uint32_t>;
 
 template <typename Key>
 union SmallFinishShared
@@ -416,7 +416,7 @@ sort_chosen(SmallFinishShared<Key> &sh, typename SmallSort<Key, ITEMS>::TempStor
 #pragma unroll
 	for (int j = 0; j < ITEMS; j++)
 	{
-		const unsigned int rank = j * SMALL_FINISH_THREADS + threadIdx.x;
+		const unsigned int rank = j * SMALL_BLOCK_THREADS + threadIdx.x;
 
 		if (rank < count)
 		{
@@ -458,13 +458,13 @@ rank_chosen(const SmallFinishShared<Key> &sh, unsigned int count, Key *out_keys,
 extern __shared__ __align__(16) unsigned char small_finish_shared[];
 
 template <typename Key>
-__global__ void __launch_bounds__(SMALL_FINISH_THREADS)
+__global__ void __launch_bounds__(SMALL_BLOCK_THREADS)
 small_finish_kernel(SelectArgs<Key> a, Key *sorted_keys, uint64_t *sorted_ids,
 					unsigned int *miss)
 {
 	constexpr int KEY_BITS = (int) sizeof(Key) * 8;
 	constexpr int ITEMS = SMALL_FINISH_ITEMS;
-	using Reduce = cub::BlockReduce<Key, SMALL_FINISH_THREADS>;
+	using Reduce = cub::BlockReduce<Key, SMALL_BLOCK_THREADS>;
 	SmallFinishShared<Key> &sh = *reinterpret_cast<SmallFinishShared<Key> *>(small_finish_shared);
 	__shared__ unsigned int histogram[INNER_BINS];
 	__shared__ unsigned int chosen[3];
@@ -513,7 +513,7 @@ small_finish_kernel(SelectArgs<Key> a, Key *sorted_keys, uint64_t *sorted_ids,
 
 	/* the k-th smallest candidate's bin: below it everything is taken, in it `need` keys */
 	__syncthreads();
-	const RadixPick<Key> pick = block_radix_pick<Key, SMALL_FINISH_THREADS, ITEMS>(
+	const RadixPick<Key> pick = block_radix_pick<Key, SMALL_BLOCK_THREADS, ITEMS>(
 		key, (unsigned int) count, lowest, (Key) st->speculative_high, (unsigned int) k - 1, 0,
 		true, histogram, chosen);
 	const Key	top = pick.upper();
@@ -563,13 +563,13 @@ small_finish_kernel(SelectArgs<Key> a, Key *sorted_keys, uint64_t *sorted_ids,
 
 	if (chosen_count <= SMALL_RANK_SORT)
 		rank_chosen<Key>(sh, chosen_count, out_keys, out_ids, ids);
-	else if (chosen_count <= SMALL_FINISH_THREADS)
+	else if (chosen_count <= SMALL_BLOCK_THREADS)
 		sort_chosen<Key, 1>(sh, sh.sort1, chosen_count, end_bit, out_keys, out_ids, ids);
-	else if (chosen_count <= 2 * SMALL_FINISH_THREADS)
+	else if (chosen_count <= 2 * SMALL_BLOCK_THREADS)
 		sort_chosen<Key, 2>(sh, sh.sort2, chosen_count, end_bit, out_keys, out_ids, ids);
-	else if (chosen_count <= 4 * SMALL_FINISH_THREADS)
+	else if (chosen_count <= 4 * SMALL_BLOCK_THREADS)
 		sort_chosen<Key, 4>(sh, sh.sort4, chosen_count, end_bit, out_keys, out_ids, ids);
-	else if (chosen_count <= 8 * SMALL_FINISH_THREADS)
+	else if (chosen_count <= 8 * SMALL_BLOCK_THREADS)
 		sort_chosen<Key, 8>(sh, sh.sort8, chosen_count, end_bit, out_keys, out_ids, ids);
 	else
 		sort_chosen<Key, 16>(sh, sh.sort16, chosen_count, end_bit, out_keys, out_ids, ids);
