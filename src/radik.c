@@ -25,6 +25,8 @@ double		radik_gpu_startup_cost = 300000.0;
 double		radik_key_cost = 0.0025;
 double		radik_selection_cost = 100.0;
 double		radik_gpu_min_rows = 1000000.0;
+bool		radik_threshold_seed = true;
+double		radik_threshold_seed_margin = 4.0;
 
 static const struct config_enum_entry radik_device_options[] = {
 	{"auto", RADIK_SETTING_DEVICE_AUTO, false},
@@ -111,6 +113,24 @@ _PG_init(void)
 							 1000000.0, 0.0, 1e15,
 							 PGC_USERSET,
 							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("radik.threshold_seed",
+							 "Lets a selection of many rows sample the table for a first key threshold.",
+							 "Rows beyond the threshold are dropped from the start of the scan instead of once k rows have been seen.  The sample only proposes it: when fewer than k rows meet it, the table is read again without it.",
+							 &radik_threshold_seed,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("radik.threshold_seed_margin",
+							 "Sets the confidence margin of the sampled threshold, in standard errors.",
+							 "A developer option: negative values make the threshold too tight on purpose, so that the table is read again, for testing.",
+							 &radik_threshold_seed_margin,
+							 4.0, -1000.0, 1000.0,
+							 PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("radik");

@@ -28,6 +28,8 @@ extern double radik_gpu_startup_cost;
 extern double radik_key_cost;
 extern double radik_selection_cost;
 extern double radik_gpu_min_rows;
+extern bool radik_threshold_seed;
+extern double radik_threshold_seed_margin;
 
 /*
  * Ask the CPU to bring the line at address into its cache, without waiting: a hint, which never

@@ -296,6 +296,12 @@ next_block(RadikExtractor *extractor)
 		return table_block_parallelscan_nextpage(extractor->rel,
 												 hscan->rs_parallelworkerdata, pbscan);
 	}
+	if (extractor->only_blocks != NULL)
+	{
+		if (extractor->next_block >= (BlockNumber) extractor->nonly_blocks)
+			return InvalidBlockNumber;
+		return extractor->only_blocks[extractor->next_block++];
+	}
 	if (extractor->next_block >= hscan->rs_nblocks)
 		return InvalidBlockNumber;
 	return extractor->next_block++;
@@ -574,6 +580,17 @@ extract_next_heap_page(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 t
 	}
 	page_prefetch_end(&prefetch);
 	ReleaseBuffer(buffer);
+	return true;
+}
+
+bool
+radik_extract_only_blocks(RadikExtractor *extractor, const BlockNumber *blocks, int nblocks)
+{
+	if (!extractor->heap_pages || extractor->parallel)
+		return false;
+	Assert(extractor->next_block == 0);
+	extractor->only_blocks = blocks;
+	extractor->nonly_blocks = nblocks;
 	return true;
 }
 

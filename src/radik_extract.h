@@ -84,6 +84,8 @@ typedef struct RadikExtractor
 	bool		parallel;		/* blocks come from a parallel table scan */
 	bool		finished;
 	BlockNumber next_block;		/* serial heap walk: the next block to read */
+	const BlockNumber *only_blocks; /* serial heap walk of these blocks alone, when set */
+	int			nonly_blocks;
 	Buffer		ahead_buffer;	/* the page read after the current one, pinned early */
 	BlockNumber ahead_block;
 	int			ntuples;		/* the current page's visible tuples */
@@ -115,6 +117,15 @@ typedef struct RadikExtractor
 extern void radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 								ParallelTableScanDesc pscan, ExprContext *econtext,
 								ExprState *qual, const RadikSortKey *key, int64 nulls_limit);
+
+/*
+ * Make a serial heap extractor read only blocks[0 .. nblocks) (ascending, below the table's
+ * size; the array must outlive the extractor) instead of every block: a sample of the table.
+ * Call before the first radik_extract.  Returns false, changing nothing, when the extractor
+ * does not walk heap pages itself (another table AM, a parallel scan, a non-MVCC snapshot).
+ */
+extern bool radik_extract_only_blocks(RadikExtractor *extractor, const BlockNumber *blocks,
+									  int nblocks);
 
 /*
  * Extract rows into batch until it lacks room for another page's rows, or max_pages pages have

@@ -456,6 +456,9 @@ run_selection(RadikScanState *state)
 	state->totals.rows_matched += result.stats.rows_matched;
 	state->totals.rows_rescanned += result.stats.rows_rescanned;
 	state->totals.rows_sent += result.stats.rows_sent;
+	state->totals.seed_pages += result.stats.seed_pages;
+	state->totals.seed_thresholds += result.stats.seed_thresholds;
+	state->totals.seed_misses += result.stats.seed_misses;
 	state->totals.scan_ms += result.stats.scan_ms;
 	state->totals.copy_ms += result.stats.copy_ms;
 	state->totals.select_ms += result.stats.select_ms;
@@ -721,6 +724,14 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							   state->totals.rows_scanned + state->totals.rows_rescanned, es);
 		if (es->costs)
 			ExplainPropertyInteger("Rows Sent", NULL, state->totals.rows_sent, es);
+		/* A sample's outcome varies from run to run, like the rows sent. */
+		if (es->costs && state->totals.seed_pages > 0)
+		{
+			ExplainPropertyInteger("Seed Pages Sampled", NULL, state->totals.seed_pages, es);
+			ExplainPropertyInteger("Seed Thresholds Used", NULL, state->totals.seed_thresholds,
+								   es);
+			ExplainPropertyInteger("Seed Thresholds Missed", NULL, state->totals.seed_misses, es);
+		}
 		if (es->costs && es->timing)
 		{
 			ExplainPropertyFloat("Scan Time", "ms", state->totals.scan_ms, 3, es);

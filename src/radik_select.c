@@ -15,8 +15,12 @@
  * the engine's running k-th key (radik_threshold) lets the extractors drop rows whose key is
  * already too large to be selected (the workers learn it through shared memory), so few keys are
  * copied once the selection has settled; for a small k the first chunk is pushed early, after a
- * few times k rows, to get that threshold soon.  Rows whose key is NULL never reach the engine:
- * they are kept aside and placed first or last afterwards, as NULLS FIRST / NULLS LAST asks.
+ * few times k rows, to get that threshold soon.  For a large k the engine has none until
+ * millions of rows are in, so a threshold judged from a sample of the table's pages is used from
+ * the start instead (radik_seed.c); should the engine end with fewer than k rows, that threshold
+ * may have dropped rows of the answer, and the table is read again without it.  Rows whose key
+ * is NULL never reach the engine: they are kept aside and placed first or last afterwards, as
+ * NULLS FIRST / NULLS LAST asks.
  *
  * Ties (with_ties): the engine cuts rows with equal keys arbitrarily at the boundary.  To learn
  * whether that cut separated equal keys without a second pass in the usual case, the engine is
@@ -43,6 +47,7 @@
 #include "radik.h"
 #include "radik_extract.h"
 #include "radik_parallel.h"
+#include "radik_seed.h"
 #include "radik_select.h"
 
 /* Pages this process reads between two looks at the workers' queues. */
@@ -222,7 +227,7 @@ feed_from_extractor(EngineFeed *feed, RadikExtractor *extractor, int max_pages)
 static void
 feed_table(EngineFeed *feed, Relation rel, Snapshot snapshot, ExprContext *econtext,
 		   ExprState *qual, const RadikSortKey *key, const RadikParallelPlan *parallel,
-		   RadikSelectStats *stats)
+		   uint64 seed_need, BlockNumber nblocks, RadikSelectStats *stats)
 {
 	RadikParallelScan *workers = NULL;
 	RadikExtractor extractor;
@@ -240,6 +245,20 @@ feed_table(EngineFeed *feed, Relation rel, Snapshot snapshot, ExprContext *econt
 		workers_done = stats->workers_launched == 0;
 		leader_scans = parallel_leader_participation || workers_done;
 	}
+
+	/* The sample is read while the workers start; they learn its threshold as any other. */
+	if (seed_need > 0)
+	{
+		stats->seed_pages = radik_seed_threshold(rel, snapshot, econtext, qual, key, seed_need,
+												 nblocks, &feed->threshold);
+		if (feed->threshold != PG_UINT64_MAX)
+		{
+			stats->seed_thresholds = 1;
+			if (workers != NULL)
+				radik_parallel_set_threshold(workers, feed->threshold);
+		}
+	}
+
 	radik_extract_begin(&extractor, rel, snapshot,
 						workers != NULL ? radik_parallel_table_scan(workers) : NULL,
 						econtext, qual, key, feed->nulls_limit);
@@ -268,6 +287,58 @@ feed_table(EngineFeed *feed, Relation rel, Snapshot snapshot, ExprContext *econt
 		radik_parallel_end(workers, &stats->rows_scanned, &stats->rows_matched);
 		feed->workers = NULL;
 	}
+}
+
+/*
+ * Open the engine's selection of the engine_k best keys, feed it every qualifying row of the
+ * table (feed_table; with seed_need > 0, behind a threshold judged from a sample first) and
+ * finish it.  Returns the number of rows the engine selected; adds the finish's time to
+ * stats->select_ms.
+ */
+static uint64
+select_table(EngineFeed *feed, radik_device device, uint64 engine_k, Relation rel,
+			 Snapshot snapshot, ExprContext *econtext, ExprState *qual, const RadikSortKey *key,
+			 const RadikParallelPlan *parallel, uint64 seed_need, BlockNumber nblocks,
+			 RadikSelectStats *stats)
+{
+	double		expected_rows = rel->rd_rel->reltuples > 0 ? rel->rd_rel->reltuples : 0;
+	radik_error err;
+	instr_time	step;
+	uint64		count = 0;
+
+	check_engine(radik_open(device, feed->key_bytes, engine_k, (uint64) expected_rows,
+							&feed->guard->selection, &err), &err);
+	strlcpy(stats->device, radik_selection_device_name(feed->guard->selection),
+			sizeof(stats->device));
+	check_engine(radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
+									&feed->capacity, &err), &err);
+	feed->count = 0;
+	feed->threshold = PG_UINT64_MAX;
+	feed->nulls.count = 0;
+
+	/*
+	 * Push the first chunk early, once it holds a few times k keys, so that the engine's
+	 * threshold starts filtering rows as soon as it means something; full chunks after.
+	 */
+	feed->push_at = feed->capacity;
+	if (engine_k <= feed->capacity / 16)
+		feed->push_at = Max((size_t) engine_k * 4, Min(feed->capacity, (size_t) 8192));
+
+	/* With no block there is no row, and no engine to feed. */
+	feed_table(feed, rel, snapshot, econtext, qual, key, parallel, seed_need, nblocks, stats);
+	INSTR_TIME_SET_CURRENT(step);
+	if (feed->count > 0)
+	{
+		check_engine(radik_push_chunk(feed->guard->selection, feed->count, &err), &err);
+		feed->rows_sent += feed->count;
+		feed->count = 0;
+	}
+	feed->copy_ms += elapsed_ms(step);
+
+	INSTR_TIME_SET_CURRENT(step);
+	check_engine(radik_finish(feed->guard->selection, &count, &err), &err);
+	stats->select_ms += elapsed_ms(step);
+	return count;
 }
 
 /*
@@ -450,51 +521,40 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	MemoryContextRegisterResetCallback(work_context, &feed.guard->callback);
 
 	INSTR_TIME_SET_CURRENT(start);
+	engine_count = 0;
 	if (engine_k > 0)
 	{
-		double		expected_rows = rel->rd_rel->reltuples > 0 ? rel->rd_rel->reltuples : 0;
+		/* A sample's threshold can help only where k cuts the table. */
+		uint64		seed_need = (k >= 0 && engine_k < row_bound) ? engine_k : 0;
 
-		check_engine(radik_open(device, feed.key_bytes, engine_k, (uint64) expected_rows,
-								&feed.guard->selection, &err), &err);
-		strlcpy(result->stats.device, radik_selection_device_name(feed.guard->selection),
-				sizeof(result->stats.device));
-		check_engine(radik_chunk_buffer(feed.guard->selection, &feed.keys, &feed.ids,
-										&feed.capacity, &err), &err);
-
-		/*
-		 * Push the first chunk early, once it holds a few times k keys, so that the engine's
-		 * threshold starts filtering rows as soon as it means something; full chunks after.
-		 */
-		feed.push_at = feed.capacity;
-		if (engine_k <= feed.capacity / 16)
-			feed.push_at = Max((size_t) engine_k * 4, Min(feed.capacity, (size_t) 8192));
-
-		/* With no block there is no row, and no engine to feed. */
-		feed_table(&feed, rel, snapshot, econtext, qual, key, parallel, &result->stats);
-		if (feed.count > 0)
+		engine_count = select_table(&feed, device, engine_k, rel, snapshot, econtext, qual, key,
+									parallel, seed_need, nblocks, &result->stats);
+		if (result->stats.seed_thresholds > 0 && engine_count < engine_k)
 		{
-			INSTR_TIME_SET_CURRENT(step);
-			check_engine(radik_push_chunk(feed.guard->selection, feed.count, &err), &err);
-			feed.rows_sent += feed.count;
-			feed.copy_ms += elapsed_ms(step);
+			/*
+			 * The engine got fewer than k rows, so the sample's threshold may have left out rows
+			 * of the answer: read the table again without it.
+			 */
+			result->stats.seed_misses = 1;
+			radik_close(feed.guard->selection);
+			feed.guard->selection = NULL;
+			engine_count = select_table(&feed, device, engine_k, rel, snapshot, econtext, qual,
+										key, parallel, 0, nblocks, &result->stats);
 		}
 	}
 	result->stats.rows_sent = feed.rows_sent;
 	result->stats.copy_ms = feed.copy_ms;
-	result->stats.scan_ms = elapsed_ms(start) - feed.copy_ms;
+	result->stats.scan_ms = elapsed_ms(start) - feed.copy_ms - result->stats.select_ms;
 
 	/* The engine's answer: its best rows, sorted by key. */
 	INSTR_TIME_SET_CURRENT(step);
-	engine_count = 0;
-	if (feed.guard->selection != NULL)
-		check_engine(radik_finish(feed.guard->selection, &engine_count, &err), &err);
 	engine_keys = MemoryContextAllocHuge(work_context, Max(engine_count, 1) * sizeof(uint64));
 	engine_ids = MemoryContextAllocHuge(work_context, Max(engine_count, 1) * sizeof(uint64));
 	if (engine_count > 0)
 		check_engine(radik_result(feed.guard->selection, engine_keys, engine_ids, &err), &err);
 	radik_close(feed.guard->selection);
 	feed.guard->selection = NULL;
-	result->stats.select_ms = elapsed_ms(step);
+	result->stats.select_ms += elapsed_ms(step);
 
 	/* Put the rows in order and cut them at k (see choose_cut). */
 	if (choose_cut(k, with_ties, key->nulls_first, feed.nulls.count, engine_keys,

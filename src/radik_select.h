@@ -83,6 +83,9 @@ typedef struct RadikSelectStats
 	int64		rows_matched;	/* of those, rows that passed the quals */
 	int64		rows_rescanned; /* visible rows read again to gather ties (with_ties) */
 	int64		rows_sent;		/* keys handed to the engine */
+	int64		seed_pages;		/* pages sampled for a first threshold (radik_seed.h) */
+	int64		seed_thresholds;	/* selections the sample gave one */
+	int64		seed_misses;	/* of those, selections it failed: the table was read again */
 	double		scan_ms;		/* reading the heap and computing keys */
 	double		copy_ms;		/* handing chunks to the engine */
 	double		select_ms;		/* the engine's selection after the last chunk */
