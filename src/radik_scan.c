@@ -100,6 +100,7 @@ typedef struct RadikScanState
 	int64		null_keys_end;
 	Datum	   *row_values;		/* a row of the table with only the key column set */
 	bool	   *row_isnull;
+	HeapTuple	key_row_template;	/* such a row formed once, for a by-value key (or NULL) */
 
 	/* The batch of fetched rows: tids[batch_start .. batch_end) as heap tuple copies. */
 	MemoryContext batch_context;
@@ -243,10 +244,20 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	{
 		int			natts = RelationGetDescr(rel)->natts;
 
+		Form_pg_attribute key_att = TupleDescAttr(RelationGetDescr(rel),
+												  state->keys[0].attnum - 1);
+
 		state->output_from_keys = true;
 		state->row_values = palloc0(natts * sizeof(Datum));
 		state->row_isnull = palloc(natts * sizeof(bool));
 		memset(state->row_isnull, true, natts * sizeof(bool));
+		if (key_att->attbyval)
+		{
+			state->row_isnull[key_att->attnum - 1] = false;
+			state->key_row_template = heap_form_tuple(RelationGetDescr(rel), state->row_values,
+													  state->row_isnull);
+			state->row_isnull[key_att->attnum - 1] = true;
+		}
 	}
 
 	state->parallel.nworkers = linitial_int(list_nth(cscan->custom_private,
@@ -469,6 +480,27 @@ run_selection(RadikScanState *state)
 }
 
 /*
+ * The row of the table whose columns are all NULL but the key, whose value is value (a by-value
+ * type), with row id tid, at memory (MAXALIGN(HEAPTUPLESIZE + template->t_len) bytes): a copy of
+ * the template with the value written in place.  Every other column being NULL, the key is the
+ * tuple's only data, at its start.  (Cheaper than heap_form_tuple for each of a million rows.)
+ */
+static HeapTuple
+key_row_from_template(HeapTuple template, Form_pg_attribute key_att, Datum value,
+					  ItemPointer tid, char *memory)
+{
+	HeapTuple	tuple = (HeapTuple) memory;
+
+	tuple->t_len = template->t_len;
+	tuple->t_self = *tid;
+	tuple->t_tableOid = template->t_tableOid;
+	tuple->t_data = (HeapTupleHeader) (memory + HEAPTUPLESIZE);
+	memcpy(tuple->t_data, template->t_data, template->t_len);
+	store_att_byval((char *) tuple->t_data + tuple->t_data->t_hoff, value, key_att->attlen);
+	return tuple;
+}
+
+/*
  * Fetch a batch of rows in key order, state->tids[start .. start + batch_rows), visiting them in
  * TID order, and keep copies in batch_context.  When the target list reads only the key column,
  * a row is made from its key instead (the other columns NULL, never read), and only the rows
@@ -484,6 +516,8 @@ fetch_batch(RadikScanState *state, int64 start)
 	int64		nfetch = 0;
 	RadikFetchOrder *order;
 	MemoryContext old_context;
+	char	   *key_rows = NULL;	/* the rows made from a by-value key's template */
+	Size		key_row_size = 0;
 
 	ExecClearTuple(ss->ss_ScanTupleSlot);	/* it points into the old batch */
 	MemoryContextReset(state->batch_context);
@@ -492,6 +526,12 @@ fetch_batch(RadikScanState *state, int64 start)
 	order = MemoryContextAllocHuge(state->batch_context, Max(rows, 1) * sizeof(RadikFetchOrder));
 	state->batch_tuples = MemoryContextAllocHuge(state->batch_context,
 												 Max(rows, 1) * sizeof(HeapTuple));
+	if (state->key_row_template != NULL)
+	{
+		key_row_size = MAXALIGN(HEAPTUPLESIZE + state->key_row_template->t_len);
+		key_rows = MemoryContextAllocHuge(state->batch_context, Max(rows, 1) * key_row_size);
+		state->key_row_template->t_tableOid = RelationGetRelid(rel);
+	}
 	for (int64 i = 0; i < rows; i++)
 	{
 		ItemPointer tid = &state->tids[start + i];
@@ -511,6 +551,15 @@ fetch_batch(RadikScanState *state, int64 start)
 																 state->selected_keys[start + i],
 																 &exact);
 				state->row_isnull[column] = false;
+			}
+			if (exact && key_rows != NULL && !state->row_isnull[column])
+			{
+				state->batch_tuples[i] =
+					key_row_from_template(state->key_row_template,
+										  TupleDescAttr(RelationGetDescr(rel), column),
+										  state->row_values[column], tid,
+										  key_rows + i * key_row_size);
+				continue;
 			}
 			if (exact)
 			{
