@@ -77,6 +77,33 @@ FROM unnest(ARRAY['a8 % 7 = 3', 'a8 % 7 = -3', 'a8 % 10 <> 0', 'a8 % -7 = 1', 'a
 	'(a8 % 10) / 3 = 1', 'a4 % 3 = 2 AND a8 / 5 > 0']) AS q;
 DROP TABLE radik_div;
 
+-- Rows without NULLs take the one-loop path for clauses of the shape "column op constant" or
+-- "(column arith constant) op constant" (run_simple_page); a tuple with NULLs, an overflow or a
+-- wide dividend sends its page to the node-by-node path.  radik_nn has no NULL at all: every
+-- integer width around its extremes, floats with NaN, infinities and -0; its last pages hold a
+-- few rows with a NULL, and rows whose arithmetic overflows.
+CREATE TABLE radik_nn AS
+SELECT i AS id, ((i * 37) % 65535 - 32767)::int2 AS i2,
+	((i::int8 * 7919) % 4294967295 - 2147483647)::int4 AS i4,
+	(i::int8 * 2654435761 * CASE WHEN i % 2 = 0 THEN -1 ELSE 1 END) AS i8,
+	(CASE i % 50 WHEN 0 THEN 'NaN' WHEN 1 THEN '-0' WHEN 2 THEN 'Infinity'
+		ELSE ((i * 13) % 1000 - 500)::text END)::float4 AS f4,
+	(CASE i % 70 WHEN 0 THEN '-Infinity' WHEN 1 THEN '0' ELSE ((i * 17) % 997)::text END)::float8 AS f8
+FROM generate_series(1, 6000) i;
+INSERT INTO radik_nn VALUES (6001, 32767, 2147483647, 9223372036854775807, 1, 1),
+	(6002, -32768, -2147483648, -9223372036854775808, -1, -1), (6003, NULL, 5, 5, 5, 5);
+ANALYZE radik_nn;
+SELECT q, radik_compare(format('SELECT id, i2, i4, i8, f4, f8 FROM radik_nn WHERE %s ' ||
+							   'ORDER BY id LIMIT 7000', q)) AS result
+FROM unnest(ARRAY[
+	'i4 > 0', '0 < i4', '100 >= i2', '-5 = i2 % 10', 'i8 % 10 <> 0', 'i4 % 10 <> 0',
+	'i2 / 7 < -100', 'i4 / -1000 >= 5', 'i8 / 3 > 0', 'i8 % 4294967296 = 0', 'i4 + 1 > 0',
+	'i2 - 10 < 0', 'i4 * 2 <> 0', 'i8 * 2 < 0', 'i2 * 1000 > 0', 'i4 % 0 = 0', 'i2 / 0 = 1',
+	'f4 > 0.5::float4', '''NaN''::float4 = f4', 'f4 <> ''-0''::float4', 'f8 < 100::float8',
+	'f8 = ''-Infinity''::float8', 'id < 6001 AND i4 * 2 <> 0', 'i4 > 0 AND i2 < 0',
+	'i8 % 3 = 1 AND f4 > 0::float4 AND i2 <> 7', 'i4 % 10 <> 0 AND id <= 6002']) AS q;
+DROP TABLE radik_nn;
+
 -- In a parallel plan the workers run the native quals too.
 CREATE TABLE radik_nq AS SELECT t.id + 10000 * copy AS id, i2, i4, i8, f4, f8
 FROM radik_t t, generate_series(0, 7) copy;

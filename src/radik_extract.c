@@ -450,17 +450,44 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 	uint64		keys[MaxHeapTuplesPerPage];
 	uint64		block_id = (uint64) block << 16;	/* radik_pack_tid's layout */
 	RadikQualResult verdicts[MaxHeapTuplesPerPage];
+	OffsetNumber passing[MaxHeapTuplesPerPage];
+	const OffsetNumber *rows = extractor->vistuples;
+	int			nrows = ntuples;
+	const RadikQualResult *row_verdicts = NULL;
 	HeapTupleData tuple;
 	int			n = 0;
 	int			matched = 0;
 
 	if (extractor->native_qual != NULL)
+	{
+		bool		ask_executor = false;
+		int			npassing = 0;
+
 		radik_native_qual_run_page(extractor->native_qual, page, block, extractor->vistuples,
 								   ntuples, verdicts);
+
+		/*
+		 * The rows that pass, listed without a branch (a qual that fails rows at random would
+		 * mispredict one in two); rows the executor must decide keep the verdicts row by row.
+		 */
+		for (int i = 0; i < ntuples; i++)
+		{
+			passing[npassing] = extractor->vistuples[i];
+			npassing += verdicts[i] == RADIK_QUAL_TRUE;
+			ask_executor |= verdicts[i] == RADIK_QUAL_ASK_EXECUTOR;
+		}
+		if (ask_executor)
+			row_verdicts = verdicts;
+		else
+		{
+			rows = passing;
+			nrows = npassing;
+		}
+	}
 	tuple.t_tableOid = RelationGetRelid(extractor->rel);
-	for (int i = 0; i < ntuples; i++)
+	for (int i = 0; i < nrows; i++)
 	{
-		OffsetNumber offnum = extractor->vistuples[i];
+		OffsetNumber offnum = rows[i];
 		ItemId		lp = PageGetItemId(page, offnum);
 		bool		isnull;
 
@@ -468,7 +495,7 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
 		tuple.t_len = ItemIdGetLength(lp);
 		ItemPointerSet(&tuple.t_self, block, offnum);
-		if (extractor->native_qual != NULL && !row_passes_verdict(extractor, &tuple, verdicts[i]))
+		if (row_verdicts != NULL && !row_passes_verdict(extractor, &tuple, row_verdicts[i]))
 			continue;
 		matched++;
 		values[n] = radik_read_column(&extractor->column, &tuple, &isnull);

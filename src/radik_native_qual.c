@@ -24,7 +24,11 @@
  * expression runs over all of them in a loop of its own (a column's values, then the arithmetic,
  * then the comparison), which costs a fraction of walking the tree row by row; constants are
  * filled in once.  A division or remainder by a constant, the usual "id % 10 <> 0", is done by a
- * multiplication when the dividend's magnitude fits 32 bits (divide_by_constant).
+ * multiplication when the dividend's magnitude fits 32 bits (divide_by_constant).  The usual
+ * clauses, "column op constant" and "(column arith constant) op constant" on a fixed-width
+ * column, run in one loop over the page's rows instead (run_simple_page), each column read at
+ * its offset; a page where that loop meets a tuple with NULLs, an overflow or a wide dividend is
+ * run node by node as above.
  */
 #include "postgres.h"
 
@@ -96,6 +100,25 @@ typedef enum NodeResult
 	NODE_ARITH_SLOW				/* inside run_arithmetic only: left to the general operator */
 } NodeResult;
 
+/*
+ * The usual clause, "column op constant" or "(column arith constant) op constant", with a
+ * fixed-width column at a fixed offset: run in one loop over the rows, reading the column
+ * straight from each tuple, instead of node by node (see run_simple_page).
+ */
+typedef struct SimpleClause
+{
+	int32		offset;			/* the column's offset in a tuple without NULLs */
+	Oid			column_type;
+	bool		is_float;
+	bool		has_arith;		/* (column arith_op arith_value) is compared */
+	NativeOp	arith_op;
+	int16		arith_bytes;
+	int64		arith_value;
+	NativeOp	op;				/* the comparison, the column (or arithmetic) on the left */
+	int64		int_value;		/* the constant compared with */
+	uint64		float_key;		/* a float constant's engine key */
+} SimpleClause;
+
 /* The rows evaluated at once: a heap page's worth. */
 #define NATIVE_ROWS MaxHeapTuplesPerPage
 
@@ -107,6 +130,11 @@ struct RadikNativeQual
 	int			clauses[MAX_NATIVE_NODES];	/* the top node of each clause */
 	int			ncolumns;
 	RadikColumnReader columns[MAX_NATIVE_COLUMNS];
+
+	/* When every clause is a simple one (see SimpleClause): they, run row by row. */
+	int			nsimple;
+	SimpleClause *simple;
+	AttrNumber	simple_max_attnum;
 
 	/* Scratch space, node by node and row by row ([node][row]), allocated once. */
 	NativeValue (*values)[NATIVE_ROWS];
@@ -366,6 +394,87 @@ compile_clause(Compiler *compiler, Expr *clause)
 	return -1;
 }
 
+/* The comparison with its operands swapped: a < b is b > a. */
+static NativeOp
+mirrored(NativeOp op)
+{
+	switch (op)
+	{
+		case OP_LT: return OP_GT;
+		case OP_LE: return OP_GE;
+		case OP_GE: return OP_LE;
+		case OP_GT: return OP_LT;
+		default: return op;		/* = and <> */
+	}
+}
+
+/*
+ * Fill qual->simple when every clause is a simple one (SimpleClause): a comparison of a
+ * constant with a fixed-offset column, or with integer arithmetic of such a column and a
+ * constant (in that order).
+ */
+static void
+compile_simple(RadikNativeQual *qual)
+{
+	SimpleClause *simple = palloc0(qual->nclauses * sizeof(SimpleClause));
+	AttrNumber	max_attnum = 0;
+
+	for (int c = 0; c < qual->nclauses; c++)
+	{
+		const NativeNode *compare = &qual->nodes[qual->clauses[c]];
+		const NativeNode *value;
+		const NativeNode *constant;
+		const NativeNode *column;
+		const RadikColumnReader *reader;
+		SimpleClause *clause = &simple[c];
+
+		if (compare->kind != NATIVE_COMPARE)
+			break;
+		value = &qual->nodes[compare->left];
+		constant = &qual->nodes[compare->right];
+		clause->op = compare->op;
+		if (value->kind == NATIVE_CONST)
+		{
+			value = &qual->nodes[compare->right];
+			constant = &qual->nodes[compare->left];
+			clause->op = mirrored(compare->op);
+		}
+		if (constant->kind != NATIVE_CONST)
+			break;
+		column = value;
+		if (value->kind == NATIVE_ARITH)
+		{
+			column = &qual->nodes[value->left];
+			if (qual->nodes[value->right].kind != NATIVE_CONST)
+				break;
+			clause->has_arith = true;
+			clause->arith_op = value->op;
+			clause->arith_bytes = value->int_bytes;
+			clause->arith_value = qual->nodes[value->right].int_value;
+		}
+		if (column->kind != NATIVE_COLUMN)
+			break;
+		reader = &qual->columns[column->column];
+		if (reader->fixed_offset < 0)
+			break;
+		clause->offset = reader->fixed_offset;
+		clause->column_type = column->column_type;
+		clause->is_float = compare->is_float;
+		clause->int_value = constant->int_value;
+		if (compare->is_float)
+			clause->float_key = radik_key_from_float8(constant->float_value);
+		max_attnum = Max(max_attnum, reader->attnum);
+		if (c == qual->nclauses - 1)
+		{
+			qual->simple = simple;
+			qual->nsimple = qual->nclauses;
+			qual->simple_max_attnum = max_attnum;
+			return;
+		}
+	}
+	pfree(simple);
+}
+
 RadikNativeQual *
 radik_native_qual_compile(List *quals, Relation rel)
 {
@@ -410,6 +519,7 @@ radik_native_qual_compile(List *quals, Relation rel)
 				compiler.qual->values[i][row].i = node->int_value;
 		}
 	}
+	compile_simple(compiler.qual);
 	return compiler.qual;
 }
 
@@ -781,6 +891,97 @@ radik_native_qual_run(const RadikNativeQual *qual, HeapTuple tuple)
 	return verdict;
 }
 
+/*
+ * a op b without a branch: truth_table (comparison_truth_table) has bit 0 set when a < b must
+ * hold, bit 1 when a > b, bit 2 when a = b.
+ */
+#define COMPARED(truth_table, a, b) \
+	((((truth_table) >> (((a) > (b)) + 2 * ((a) == (b)))) & 1) != 0)
+
+static inline uint8
+comparison_truth_table(NativeOp op)
+{
+	switch (op)
+	{
+		case OP_LT: return 1;
+		case OP_LE: return 1 | 4;
+		case OP_EQ: return 4;
+		case OP_GE: return 2 | 4;
+		case OP_GT: return 2;
+		default: return 1 | 2;	/* <> */
+	}
+}
+
+/*
+ * Run simple clauses (qual->simple) on the tuples at offsets[0 .. n) of page, row by row, each
+ * column read at its offset.  Returns false, for the general path to run the page, at the first
+ * row that needs it: a tuple with NULLs or fewer columns, arithmetic that would fail or whose
+ * dividend is too wide for the constant division.
+ */
+static bool
+run_simple_page(const RadikNativeQual *qual, Page page, const OffsetNumber *offsets, int n,
+				RadikQualResult *verdicts)
+{
+	ConstantDivisor divisors[MAX_NATIVE_NODES];
+	uint8		truth_tables[MAX_NATIVE_NODES];
+
+	for (int c = 0; c < qual->nsimple; c++)
+	{
+		const SimpleClause *clause = &qual->simple[c];
+
+		truth_tables[c] = comparison_truth_table(clause->op);
+		divisors[c] = (ConstantDivisor) {0, 0, false};
+		if (clause->has_arith && (clause->arith_op == OP_DIV || clause->arith_op == OP_MOD))
+			divisors[c] = constant_divisor(clause->arith_value);
+	}
+
+	for (int row = 0; row < n; row++)
+	{
+		HeapTupleHeader tuple = (HeapTupleHeader) PageGetItem(page,
+															  PageGetItemId(page, offsets[row]));
+		const char *data = (const char *) tuple + tuple->t_hoff;
+		RadikQualResult verdict = RADIK_QUAL_TRUE;
+
+		if ((tuple->t_infomask & HEAP_HASNULL) != 0 ||
+			HeapTupleHeaderGetNatts(tuple) < qual->simple_max_attnum)
+			return false;
+		/* in clause order, the first false one failing the row, as ExecQual's AND */
+		for (int c = 0; c < qual->nsimple && verdict == RADIK_QUAL_TRUE; c++)
+		{
+			const SimpleClause *clause = &qual->simple[c];
+			const char *field = data + clause->offset;
+			int64		value;
+
+			if (clause->is_float)
+			{
+				uint64		key = radik_key_from_float8(clause->column_type == FLOAT4OID ?
+														(double) *(const float4 *) field :
+														*(const float8 *) field);
+
+				if (!COMPARED(truth_tables[c], key, clause->float_key))
+					verdict = RADIK_QUAL_FALSE;
+				continue;
+			}
+			value = clause->column_type == INT2OID ? *(const int16 *) field :
+				clause->column_type == INT4OID ? *(const int32 *) field : *(const int64 *) field;
+			if (divisors[c].magnitude != 0)
+			{
+				if (!divide_by_constant(&divisors[c], value, clause->arith_op == OP_DIV, &value) ||
+					!fits(value, clause->arith_bytes))
+					return false;
+			}
+			else if (clause->has_arith &&
+					 !arithmetic(clause->arith_op, clause->arith_bytes, value,
+								 clause->arith_value, &value))
+				return false;
+			if (!COMPARED(truth_tables[c], value, clause->int_value))
+				verdict = RADIK_QUAL_FALSE;
+		}
+		verdicts[row] = verdict;
+	}
+	return true;
+}
+
 void
 radik_native_qual_run_page(const RadikNativeQual *qual, Page page, BlockNumber block,
 						   const OffsetNumber *offsets, int n, RadikQualResult *verdicts)
@@ -788,6 +989,8 @@ radik_native_qual_run_page(const RadikNativeQual *qual, Page page, BlockNumber b
 	HeapTupleData tuple;
 
 	Assert(n <= NATIVE_ROWS);
+	if (qual->simple != NULL && run_simple_page(qual, page, offsets, n, verdicts))
+		return;
 	tuple.t_tableOid = InvalidOid;
 	for (int row = 0; row < n; row++)
 	{
