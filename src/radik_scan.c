@@ -243,7 +243,6 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 		target_reads_only_column(cscan, state->keys[0].attnum))
 	{
 		int			natts = RelationGetDescr(rel)->natts;
-
 		Form_pg_attribute key_att = TupleDescAttr(RelationGetDescr(rel),
 												  state->keys[0].attnum - 1);
 
