@@ -100,24 +100,8 @@ typedef enum NodeResult
 	NODE_ARITH_SLOW				/* inside run_arithmetic only: left to the general operator */
 } NodeResult;
 
-/*
- * The usual clause, "column op constant" or "(column arith constant) op constant", with a
- * fixed-width column at a fixed offset: run in one loop over the rows, reading the column
- * straight from each tuple, instead of node by node (see run_simple_page).
- */
-typedef struct SimpleClause
-{
-	int32		offset;			/* the column's offset in a tuple without NULLs */
-	Oid			column_type;
-	bool		is_float;
-	bool		has_arith;		/* (column arith_op arith_value) is compared */
-	NativeOp	arith_op;
-	int16		arith_bytes;
-	int64		arith_value;
-	NativeOp	op;				/* the comparison, the column (or arithmetic) on the left */
-	int64		int_value;		/* the constant compared with */
-	uint64		float_key;		/* a float constant's engine key */
-} SimpleClause;
+/* A clause of the usual shape, run row by row (see SimpleClause). */
+typedef struct SimpleClause SimpleClause;
 
 /* The rows evaluated at once: a heap page's worth. */
 #define NATIVE_ROWS MaxHeapTuplesPerPage
@@ -394,86 +378,7 @@ compile_clause(Compiler *compiler, Expr *clause)
 	return -1;
 }
 
-/* The comparison with its operands swapped: a < b is b > a. */
-static NativeOp
-mirrored(NativeOp op)
-{
-	switch (op)
-	{
-		case OP_LT: return OP_GT;
-		case OP_LE: return OP_GE;
-		case OP_GE: return OP_LE;
-		case OP_GT: return OP_LT;
-		default: return op;		/* = and <> */
-	}
-}
-
-/*
- * Fill qual->simple when every clause is a simple one (SimpleClause): a comparison of a
- * constant with a fixed-offset column, or with integer arithmetic of such a column and a
- * constant (in that order).
- */
-static void
-compile_simple(RadikNativeQual *qual)
-{
-	SimpleClause *simple = palloc0(qual->nclauses * sizeof(SimpleClause));
-	AttrNumber	max_attnum = 0;
-
-	for (int c = 0; c < qual->nclauses; c++)
-	{
-		const NativeNode *compare = &qual->nodes[qual->clauses[c]];
-		const NativeNode *value;
-		const NativeNode *constant;
-		const NativeNode *column;
-		const RadikColumnReader *reader;
-		SimpleClause *clause = &simple[c];
-
-		if (compare->kind != NATIVE_COMPARE)
-			break;
-		value = &qual->nodes[compare->left];
-		constant = &qual->nodes[compare->right];
-		clause->op = compare->op;
-		if (value->kind == NATIVE_CONST)
-		{
-			value = &qual->nodes[compare->right];
-			constant = &qual->nodes[compare->left];
-			clause->op = mirrored(compare->op);
-		}
-		if (constant->kind != NATIVE_CONST)
-			break;
-		column = value;
-		if (value->kind == NATIVE_ARITH)
-		{
-			column = &qual->nodes[value->left];
-			if (qual->nodes[value->right].kind != NATIVE_CONST)
-				break;
-			clause->has_arith = true;
-			clause->arith_op = value->op;
-			clause->arith_bytes = value->int_bytes;
-			clause->arith_value = qual->nodes[value->right].int_value;
-		}
-		if (column->kind != NATIVE_COLUMN)
-			break;
-		reader = &qual->columns[column->column];
-		if (reader->fixed_offset < 0)
-			break;
-		clause->offset = reader->fixed_offset;
-		clause->column_type = column->column_type;
-		clause->is_float = compare->is_float;
-		clause->int_value = constant->int_value;
-		if (compare->is_float)
-			clause->float_key = radik_key_from_float8(constant->float_value);
-		max_attnum = Max(max_attnum, reader->attnum);
-		if (c == qual->nclauses - 1)
-		{
-			qual->simple = simple;
-			qual->nsimple = qual->nclauses;
-			qual->simple_max_attnum = max_attnum;
-			return;
-		}
-	}
-	pfree(simple);
-}
+static void compile_simple(RadikNativeQual *qual);
 
 RadikNativeQual *
 radik_native_qual_compile(List *quals, Relation rel)
@@ -913,6 +818,111 @@ comparison_truth_table(NativeOp op)
 }
 
 /*
+ * The usual clause, "column op constant" or "(column arith constant) op constant", with a
+ * fixed-width column at a fixed offset: run in one loop over the rows, reading the column
+ * straight from each tuple, instead of node by node (see run_simple_page).
+ */
+struct SimpleClause
+{
+	int32		offset;			/* the column's offset in a tuple without NULLs */
+	Oid			column_type;
+	bool		is_float;
+	bool		has_arith;		/* (column arith_op arith_value) is compared */
+	NativeOp	arith_op;
+	int16		arith_bytes;
+	int64		arith_value;
+	ConstantDivisor divisor;	/* arith_value's, for / and %; magnitude 0: none */
+	uint8		truth_table;	/* the comparison (see COMPARED), the column on the left */
+	int64		int_value;		/* the constant compared with */
+	uint64		float_key;		/* a float constant's engine key */
+};
+
+/* The comparison with its operands swapped: a < b is b > a. */
+static NativeOp
+mirrored(NativeOp op)
+{
+	switch (op)
+	{
+		case OP_LT: return OP_GT;
+		case OP_LE: return OP_GE;
+		case OP_GE: return OP_LE;
+		case OP_GT: return OP_LT;
+		default: return op;		/* = and <> */
+	}
+}
+
+/*
+ * Fill qual->simple when every clause is a simple one (SimpleClause): a comparison of a
+ * constant with a fixed-offset column, or with integer arithmetic of such a column and a
+ * constant (in that order).
+ */
+static void
+compile_simple(RadikNativeQual *qual)
+{
+	SimpleClause *simple = palloc0(qual->nclauses * sizeof(SimpleClause));
+	AttrNumber	max_attnum = 0;
+
+	for (int c = 0; c < qual->nclauses; c++)
+	{
+		const NativeNode *compare = &qual->nodes[qual->clauses[c]];
+		const NativeNode *value;
+		const NativeNode *constant;
+		const NativeNode *column;
+		const RadikColumnReader *reader;
+		SimpleClause *clause = &simple[c];
+		NativeOp	op;
+
+		if (compare->kind != NATIVE_COMPARE)
+			break;
+		value = &qual->nodes[compare->left];
+		constant = &qual->nodes[compare->right];
+		op = compare->op;
+		if (value->kind == NATIVE_CONST)
+		{
+			value = &qual->nodes[compare->right];
+			constant = &qual->nodes[compare->left];
+			op = mirrored(compare->op);
+		}
+		clause->truth_table = comparison_truth_table(op);
+		if (constant->kind != NATIVE_CONST)
+			break;
+		column = value;
+		if (value->kind == NATIVE_ARITH)
+		{
+			column = &qual->nodes[value->left];
+			if (qual->nodes[value->right].kind != NATIVE_CONST)
+				break;
+			clause->has_arith = true;
+			clause->arith_op = value->op;
+			clause->arith_bytes = value->int_bytes;
+			clause->arith_value = qual->nodes[value->right].int_value;
+			if (value->op == OP_DIV || value->op == OP_MOD)
+				clause->divisor = constant_divisor(clause->arith_value);
+		}
+		if (column->kind != NATIVE_COLUMN)
+			break;
+		reader = &qual->columns[column->column];
+		if (reader->fixed_offset < 0)
+			break;
+		clause->offset = reader->fixed_offset;
+		clause->column_type = column->column_type;
+		clause->is_float = compare->is_float;
+		clause->int_value = constant->int_value;
+		if (compare->is_float)
+			clause->float_key = radik_key_from_float8(constant->float_value);
+		max_attnum = Max(max_attnum, reader->attnum);
+		if (c == qual->nclauses - 1)
+		{
+			qual->simple = simple;
+			qual->nsimple = qual->nclauses;
+			qual->simple_max_attnum = max_attnum;
+			return;
+		}
+	}
+	pfree(simple);
+}
+
+/*
  * Run simple clauses (qual->simple) on the tuples at offsets[0 .. n) of page, row by row, each
  * column read at its offset.  Returns false, for the general path to run the page, at the first
  * row that needs it: a tuple with NULLs or fewer columns, arithmetic that would fail or whose
@@ -922,19 +932,6 @@ static bool
 run_simple_page(const RadikNativeQual *qual, Page page, const OffsetNumber *offsets, int n,
 				RadikQualResult *verdicts)
 {
-	ConstantDivisor divisors[MAX_NATIVE_NODES];
-	uint8		truth_tables[MAX_NATIVE_NODES];
-
-	for (int c = 0; c < qual->nsimple; c++)
-	{
-		const SimpleClause *clause = &qual->simple[c];
-
-		truth_tables[c] = comparison_truth_table(clause->op);
-		divisors[c] = (ConstantDivisor) {0, 0, false};
-		if (clause->has_arith && (clause->arith_op == OP_DIV || clause->arith_op == OP_MOD))
-			divisors[c] = constant_divisor(clause->arith_value);
-	}
-
 	for (int row = 0; row < n; row++)
 	{
 		HeapTupleHeader tuple = (HeapTupleHeader) PageGetItem(page,
@@ -958,15 +955,15 @@ run_simple_page(const RadikNativeQual *qual, Page page, const OffsetNumber *offs
 														(double) *(const float4 *) field :
 														*(const float8 *) field);
 
-				if (!COMPARED(truth_tables[c], key, clause->float_key))
+				if (!COMPARED(clause->truth_table, key, clause->float_key))
 					verdict = RADIK_QUAL_FALSE;
 				continue;
 			}
 			value = clause->column_type == INT2OID ? *(const int16 *) field :
 				clause->column_type == INT4OID ? *(const int32 *) field : *(const int64 *) field;
-			if (divisors[c].magnitude != 0)
+			if (clause->divisor.magnitude != 0)
 			{
-				if (!divide_by_constant(&divisors[c], value, clause->arith_op == OP_DIV, &value) ||
+				if (!divide_by_constant(&clause->divisor, value, clause->arith_op == OP_DIV, &value) ||
 					!fits(value, clause->arith_bytes))
 					return false;
 			}
@@ -974,7 +971,7 @@ run_simple_page(const RadikNativeQual *qual, Page page, const OffsetNumber *offs
 					 !arithmetic(clause->arith_op, clause->arith_bytes, value,
 								 clause->arith_value, &value))
 				return false;
-			if (!COMPARED(truth_tables[c], value, clause->int_value))
+			if (!COMPARED(clause->truth_table, value, clause->int_value))
 				verdict = RADIK_QUAL_FALSE;
 		}
 		verdicts[row] = verdict;

@@ -255,6 +255,7 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 			state->row_isnull[key_att->attnum - 1] = false;
 			state->key_row_template = heap_form_tuple(RelationGetDescr(rel), state->row_values,
 													  state->row_isnull);
+			state->key_row_template->t_tableOid = RelationGetRelid(rel);
 			state->row_isnull[key_att->attnum - 1] = true;
 		}
 	}
@@ -529,7 +530,6 @@ fetch_batch(RadikScanState *state, int64 start)
 	{
 		key_row_size = MAXALIGN(HEAPTUPLESIZE + state->key_row_template->t_len);
 		key_rows = MemoryContextAllocHuge(state->batch_context, Max(rows, 1) * key_row_size);
-		state->key_row_template->t_tableOid = RelationGetRelid(rel);
 	}
 	for (int64 i = 0; i < rows; i++)
 	{
