@@ -24,6 +24,9 @@
  * slot.  Rows go through a slot only where quals or a key expression need one.  Other table AMs
  * (radik_topk() accepts any table) go through table_scan_getnextslot, one row at a time.
  *
+ * When the caller asks for whole rows (RadikKeyBatch.rows), the rows of a page that are handed
+ * on are copied into a row store while the page is still pinned (radik_carry.c).
+ *
  * The work is done page by page: a call reads pages while the batch has room for a whole page's
  * rows, so the caller decides how often to look at other things (a worker sends its batch, the
  * leader reads the workers' batches and feeds the engine).  The page walk checks for interrupts
@@ -559,6 +562,7 @@ extract_next_heap_page(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 t
 	HeapTupleData tuple;
 	PagePrefetch prefetch;
 	Page		page;
+	size_t		first_row = batch->count;
 
 	/* at least once per page, as heapgetpage does, even through pages of dead tuples */
 	CHECK_FOR_INTERRUPTS();
@@ -606,6 +610,9 @@ extract_next_heap_page(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 t
 		}
 	}
 	page_prefetch_end(&prefetch);
+	if (batch->rows != NULL && batch->count > first_row)
+		radik_carry_page_rows(batch->rows, page, block, batch->ids + first_row,
+							  batch->count - first_row);
 	ReleaseBuffer(buffer);
 	return true;
 }

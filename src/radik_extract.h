@@ -22,14 +22,17 @@
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
 
+#include "radik_carry.h"
 #include "radik_datum_keys.h"
 #include "radik_native_qual.h"
 #include "radik_select.h"
 
 /*
  * Rows extracted and not yet handed on.  keys holds uint32 or uint64 values (key_bytes), ids the
- * packed TIDs (radik_pack_tid), nulls the rows whose key is NULL.  The arrays belong to the
- * caller; the extractor fills them from count and nnulls on.
+ * packed TIDs (radik_pack_tid), nulls the rows whose key is NULL.  With rows set, the rows
+ * handed on are also carried whole into that store where it has room, and their ids name the
+ * copies (radik_carry.h).  The arrays belong to the caller; the extractor fills them from count
+ * and nnulls on.
  */
 typedef struct RadikKeyBatch
 {
@@ -41,6 +44,7 @@ typedef struct RadikKeyBatch
 	ItemPointerData *nulls;
 	size_t		nnulls;
 	size_t		nulls_capacity;
+	RadikRowStore *rows;		/* NULL: no row is carried */
 } RadikKeyBatch;
 
 /* How to read a plain column straight from a heap tuple. */
@@ -135,12 +139,13 @@ extern bool radik_extract_only_blocks(RadikExtractor *extractor, const BlockNumb
 extern bool radik_extract(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold,
 						  int max_pages);
 
-/* Does batch have room for the rows of one more page? */
+/* Does batch have room for the rows of one more page (carried too, when they are)? */
 static inline bool
 radik_batch_has_room(const RadikKeyBatch *batch)
 {
 	return batch->capacity - batch->count >= MaxHeapTuplesPerPage &&
-		batch->nulls_capacity - batch->nnulls >= MaxHeapTuplesPerPage;
+		batch->nulls_capacity - batch->nnulls >= MaxHeapTuplesPerPage &&
+		(batch->rows == NULL || radik_store_has_page_room(batch->rows));
 }
 
 extern void radik_extract_end(RadikExtractor *extractor);

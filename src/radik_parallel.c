@@ -12,9 +12,11 @@
  * hands it.  Errors in a worker reach the leader through the parallel context's error queue, as
  * for any parallel query.
  *
- * The pairs travel in batches: a message is a header (the number of keys and of NULL-key rows)
- * followed by the ids (8 bytes each), the keys (4 or 8 bytes each) and the NULL-key rows' TIDs,
- * so every array lands 8-byte aligned in the receiver.  The leader publishes the engine's running
+ * The pairs travel in batches: a message is a header (the number of keys and of NULL-key rows,
+ * the bytes of carried rows) followed by the ids (8 bytes each), the carried rows (a row store's
+ * bytes, radik_carry.h), the keys (4 or 8 bytes each) and the NULL-key rows' TIDs, so every
+ * array lands 8-byte aligned in the receiver.  Whole rows are carried while the leader asks for
+ * them: it stops the workers carrying once its own store is full.  The leader publishes the engine's running
  * k-th key in a shared atomic, read by each worker before every few pages; once the selection
  * has settled a worker sends almost nothing, and the leader mostly waits for the scan to end.
  *
@@ -45,9 +47,13 @@
 #define RADIK_TOC_PARAMS	UINT64CONST(0x5241444B00000004)
 #define RADIK_TOC_QUEUES	UINT64CONST(0x5241444B00000005)
 
-/* Each worker's queue to the leader, and the most rows a worker sends in one message. */
-#define RADIK_QUEUE_BYTES	(512 * 1024)
+/*
+ * Each worker's queue to the leader, and the most rows a worker sends in one message, and the
+ * bytes of carried rows (a message fits in the queue).
+ */
+#define RADIK_QUEUE_BYTES	(1024 * 1024)
 #define RADIK_WORKER_BATCH_ROWS 8192
+#define RADIK_WORKER_ROW_BYTES (256 * 1024)
 
 /* Pages a worker reads between two looks at the threshold. */
 #define RADIK_WORKER_PAGES_PER_CALL 8
@@ -63,6 +69,7 @@ typedef struct RadikParallelShared
 	int64		nulls_limit;
 
 	pg_atomic_uint64 threshold; /* keys above it are not worth sending */
+	pg_atomic_uint32 carry_rows;	/* send the rows whole too (radik_carry.h) */
 
 	slock_t		mutex;			/* protects the totals below */
 	int64		rows_scanned;
@@ -79,6 +86,8 @@ typedef struct RadikBatchHeader
 {
 	uint32		count;			/* (key, id) pairs */
 	uint32		nnulls;			/* TIDs of rows whose key is NULL */
+	uint32		row_bytes;		/* carried rows */
+	uint32		padding;		/* keeps what follows 8-byte aligned */
 } RadikBatchHeader;
 
 struct RadikParallelScan
@@ -90,6 +99,7 @@ struct RadikParallelScan
 	shm_mq_handle **queues;		/* NULL once its worker has finished */
 	int			nactive;
 	int			next_queue;		/* where the next round of polling starts */
+	RadikRowStore message_rows; /* the carried rows of the last message received */
 };
 
 PGDLLEXPORT void radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc);
@@ -106,7 +116,8 @@ store_string(ParallelContext *pcxt, uint64 key, const char *string)
 
 RadikParallelScan *
 radik_parallel_begin(Relation rel, Snapshot snapshot, const RadikSortKey *key, Expr *key_expr,
-					 List *quals, ParamListInfo params, int nworkers, int64 nulls_limit)
+					 List *quals, ParamListInfo params, int nworkers, int64 nulls_limit,
+					 bool carry_rows)
 {
 	RadikParallelScan *pscan;
 	ParallelContext *pcxt;
@@ -154,6 +165,7 @@ radik_parallel_begin(Relation rel, Snapshot snapshot, const RadikSortKey *key, E
 	shared->key_attnum = key->attnum;
 	shared->nulls_limit = nulls_limit;
 	pg_atomic_init_u64(&shared->threshold, PG_UINT64_MAX);
+	pg_atomic_init_u32(&shared->carry_rows, carry_rows ? 1 : 0);
 	SpinLockInit(&shared->mutex);
 	table_parallelscan_initialize(rel, SHARED_TABLE_SCAN(shared), snapshot);
 	SHARED_TABLE_SCAN(shared)->phs_syncscan = false;
@@ -215,6 +227,12 @@ radik_parallel_set_threshold(RadikParallelScan *pscan, uint64 threshold)
 	pg_atomic_write_u64(&pscan->shared->threshold, threshold);
 }
 
+void
+radik_parallel_stop_carrying(RadikParallelScan *pscan)
+{
+	pg_atomic_write_u32(&pscan->shared->carry_rows, 0);
+}
+
 /* Point batch at the arrays of one message. */
 static void
 parse_message(RadikParallelScan *pscan, char *data, Size nbytes, RadikKeyBatch *batch)
@@ -224,14 +242,18 @@ parse_message(RadikParallelScan *pscan, char *data, Size nbytes, RadikKeyBatch *
 
 	memcpy(&header, data, sizeof(header));
 	expected = sizeof(header) + (Size) header.count * (sizeof(uint64) + pscan->key_bytes) +
-		(Size) header.nnulls * sizeof(ItemPointerData);
+		header.row_bytes + (Size) header.nnulls * sizeof(ItemPointerData);
 	if (nbytes != expected)
 		elog(ERROR, "radik parallel worker sent a message of %zu bytes, expected %zu",
 			 nbytes, expected);
 
 	batch->key_bytes = pscan->key_bytes;
 	batch->ids = (uint64 *) (data + sizeof(header));
-	batch->keys = data + sizeof(header) + (Size) header.count * sizeof(uint64);
+	pscan->message_rows.data = (char *) (batch->ids + header.count);
+	pscan->message_rows.used = pscan->message_rows.capacity = pscan->message_rows.limit =
+		header.row_bytes;
+	batch->rows = header.row_bytes > 0 ? &pscan->message_rows : NULL;
+	batch->keys = pscan->message_rows.data + header.row_bytes;
 	batch->count = batch->capacity = header.count;
 	batch->nulls = (ItemPointerData *) ((char *) batch->keys +
 										(Size) header.count * pscan->key_bytes);
@@ -296,26 +318,34 @@ radik_parallel_end(RadikParallelScan *pscan, int64 *rows_scanned, int64 *rows_ma
 	pfree(pscan);
 }
 
-/* Send batch to the leader and empty it; false when the leader has gone away. */
+/*
+ * Send batch, with the rows it carried into rows, to the leader and empty both; false when the
+ * leader has gone away.
+ */
 static bool
-send_batch(shm_mq_handle *queue, RadikKeyBatch *batch)
+send_batch(shm_mq_handle *queue, RadikKeyBatch *batch, RadikRowStore *rows)
 {
 	RadikBatchHeader header;
-	shm_mq_iovec iov[4];
+	shm_mq_iovec iov[5];
 
 	header.count = (uint32) batch->count;
 	header.nnulls = (uint32) batch->nnulls;
+	header.row_bytes = (uint32) rows->used;
+	header.padding = 0;
 	iov[0].data = (const char *) &header;
 	iov[0].len = sizeof(header);
 	iov[1].data = (const char *) batch->ids;
 	iov[1].len = batch->count * sizeof(uint64);
-	iov[2].data = (const char *) batch->keys;
-	iov[2].len = batch->count * batch->key_bytes;
-	iov[3].data = (const char *) batch->nulls;
-	iov[3].len = batch->nnulls * sizeof(ItemPointerData);
+	iov[2].data = rows->data;
+	iov[2].len = rows->used;
+	iov[3].data = (const char *) batch->keys;
+	iov[3].len = batch->count * batch->key_bytes;
+	iov[4].data = (const char *) batch->nulls;
+	iov[4].len = batch->nnulls * sizeof(ItemPointerData);
 	batch->count = 0;
 	batch->nnulls = 0;
-	return shm_mq_sendv(queue, iov, 4, false, true) == SHM_MQ_SUCCESS;
+	rows->used = 0;
+	return shm_mq_sendv(queue, iov, 5, false, true) == SHM_MQ_SUCCESS;
 }
 
 /*
@@ -339,6 +369,7 @@ radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
 	RadikSortKey key;
 	RadikExtractor extractor;
 	RadikKeyBatch batch;
+	RadikRowStore rows;
 	bool		more;
 
 	mq = (shm_mq *) (queue_space + (Size) ParallelWorkerNumber * RADIK_QUEUE_BYTES);
@@ -371,13 +402,18 @@ radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
 	batch.ids = palloc(RADIK_WORKER_BATCH_ROWS * sizeof(uint64));
 	batch.nulls = palloc(RADIK_WORKER_BATCH_ROWS * sizeof(ItemPointerData));
 	batch.count = batch.nnulls = 0;
+	rows.data = palloc(RADIK_WORKER_ROW_BYTES);
+	rows.used = 0;
+	rows.capacity = rows.limit = RADIK_WORKER_ROW_BYTES;
 
 	do
 	{
+		/* The rows carried so far go with the batch, even once the leader wants no more. */
+		batch.rows = pg_atomic_read_u32(&shared->carry_rows) != 0 ? &rows : NULL;
 		more = radik_extract(&extractor, &batch, pg_atomic_read_u64(&shared->threshold),
 							 RADIK_WORKER_PAGES_PER_CALL);
 		if ((!more || !radik_batch_has_room(&batch)) &&
-			(batch.count > 0 || batch.nnulls > 0) && !send_batch(queue, &batch))
+			(batch.count > 0 || batch.nnulls > 0) && !send_batch(queue, &batch, &rows))
 			break;				/* the leader has gone: it is failing or cancelled */
 	} while (more);
 

@@ -29,14 +29,16 @@ typedef struct RadikParallelScan RadikParallelScan;
  * Start up to nworkers workers extracting key's rows of rel visible to snapshot that pass quals
  * (a list of plan expressions over the table's Vars; key->expr's plan expression is key_expr).
  * params are the query's PARAM_EXTERN values.  Each worker sends at most nulls_limit rows whose
- * key is NULL.  Must be called in parallel mode.  Returns NULL when no shared memory could be
+ * key is NULL, and with carry_rows the rows it sends whole too (radik_carry.h), until told to
+ * stop.  Must be called in parallel mode.  Returns NULL when no shared memory could be
  * had for it; otherwise the leader joins the scan through radik_parallel_table_scan, even when
  * no worker could be started.
  */
 extern RadikParallelScan *radik_parallel_begin(Relation rel, Snapshot snapshot,
 											   const RadikSortKey *key, Expr *key_expr,
 											   List *quals, ParamListInfo params,
-											   int nworkers, int64 nulls_limit);
+											   int nworkers, int64 nulls_limit,
+											   bool carry_rows);
 
 /* The parallel table scan for the leader's own extractor. */
 extern ParallelTableScanDesc radik_parallel_table_scan(RadikParallelScan *pscan);
@@ -46,6 +48,9 @@ extern int	radik_parallel_workers_launched(RadikParallelScan *pscan);
 
 /* Tell the workers the largest key still worth sending. */
 extern void radik_parallel_set_threshold(RadikParallelScan *pscan, uint64 threshold);
+
+/* Tell the workers to carry no more rows. */
+extern void radik_parallel_stop_carrying(RadikParallelScan *pscan);
 
 /*
  * The next batch a worker sent, its arrays pointing into memory valid until the next call.

@@ -1,8 +1,8 @@
 /*
  * radik_scan.c
  *	  The executor side of the RadiK Top-K custom scan: run the selection when the first row is
- *	  asked for, then return the selected rows in order, fetched by TID and projected; rescan;
- *	  EXPLAIN.
+ *	  asked for, then return the selected rows in order, carried by the scan or fetched by TID,
+ *	  and projected; rescan; EXPLAIN.
  *
  * The node is lazy: nothing is read at executor start.  On the first call it evaluates its LIMIT
  * and OFFSET expressions (as the Limit node above it does, in the same order and with the same
@@ -13,8 +13,11 @@
  * PostgreSQL's own comparators, so that ties on the first key are broken exactly as a Sort node
  * would break them.
  *
- * Then the rows are fetched by TID with the query's snapshot (the row versions the selection
- * saw) and returned in order, ExecScan projecting the target list.  Fetching a million rows one
+ * Most rows need no fetch: the scan carried copies of the rows it handed to the engine, within
+ * work_mem (radik_carry.h), and returns them as they are.  The others (when the copies outgrew
+ * work_mem, rows whose key is NULL, rows gathered for ties) are fetched by TID with the query's
+ * snapshot (the row versions the selection saw) and returned in order, ExecScan projecting the
+ * target list.  Fetching a million rows one
  * by one in key order jumps all over the table, so they are fetched in batches: the next rows in
  * key order, as many as fit in work_mem, are fetched in TID order (radik_fetch.c: each page read
  * and locked once per batch, each row checked against the snapshot as heap_fetch checks it),
@@ -87,6 +90,7 @@ typedef struct RadikScanState
 	MemoryContext selection_context;	/* the selected TIDs; reset on rescan */
 	bool		selected;		/* has this scan's selection run? */
 	ItemPointerData *tids;		/* the rows to return, in order */
+	RadikCarriedRow **carried;	/* each row's copy carried by the scan, or NULL; may be NULL */
 	int64		ntids;
 	int64		next;			/* index of the next row forward; see radik_scan_next */
 
@@ -315,29 +319,54 @@ rows_wanted(RadikScanState *state)
 	return wanted;
 }
 
-/* Fill order[0 .. n) with tids[0 .. n) and their positions, sorted by TID. */
+/*
+ * The selected rows start .. start + n - 1 into rows[0 .. n), where rows[i] is still NULL: the
+ * copies the scan carried (radik_carry.h) as they are, the others fetched by TID, in TID order.
+ * What is allocated lives in the current memory context.
+ */
 static void
-sort_fetch_order(const ItemPointerData *tids, int64 n, RadikFetchOrder *order)
+fetch_rows_at(RadikScanState *state, int64 start, int64 n, HeapTuple *rows)
 {
+	ScanState  *ss = &state->css.ss;
+	Relation	rel = ss->ss_currentRelation;
+	RadikFetchOrder *order = MemoryContextAllocHuge(CurrentMemoryContext,
+													Max(n, 1) * sizeof(RadikFetchOrder));
+	HeapTupleData *carried_tuples = NULL;
+	int64		nfetch = 0;
+
+	if (state->carried != NULL)
+		carried_tuples = MemoryContextAllocHuge(CurrentMemoryContext,
+												Max(n, 1) * sizeof(HeapTupleData));
 	for (int64 i = 0; i < n; i++)
 	{
-		order[i].packed_tid = radik_pack_tid(&tids[i]);
-		order[i].position = i;
+		if (rows[i] != NULL)
+			continue;
+		if (state->carried != NULL && state->carried[start + i] != NULL)
+		{
+			radik_carried_tuple(state->carried[start + i], RelationGetRelid(rel),
+								&carried_tuples[i]);
+			rows[i] = &carried_tuples[i];
+			continue;
+		}
+		order[nfetch].packed_tid = radik_pack_tid(&state->tids[start + i]);
+		order[nfetch].position = i;
+		nfetch++;
 	}
-	radik_sort_fetch_order(order, n);
+	radik_sort_fetch_order(order, nfetch);
+	radik_fetch_rows(rel, ss->ps.state->es_snapshot, order, nfetch, rows);
+	pfree(order);
 }
 
 /*
  * Order the candidate rows by all sort keys with a tuplesort bounded to the rows wanted, and
- * replace state->tids with the result.  The sorted tuples hold the keys and the packed TID.
+ * replace state->tids (and state->carried) with the result.  The sorted tuples hold the keys and
+ * the candidate's position.
  */
 static void
 sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 {
 	ScanState  *ss = &state->css.ss;
-	EState	   *estate = ss->ps.state;
 	ExprContext *econtext = ss->ps.ps_ExprContext;
-	Relation	rel = ss->ss_currentRelation;
 	TupleTableSlot *row_slot = ss->ss_ScanTupleSlot;
 	int			nkeys = state->nkeys;
 	TupleDesc	desc;
@@ -346,6 +375,7 @@ sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 	AttrNumber *attnums;
 	Tuplesortstate *sort;
 	ItemPointerData *sorted;
+	RadikCarriedRow **sorted_carried = NULL;
 	int64		nsorted = 0;
 
 	desc = CreateTemplateTupleDesc(nkeys + 1);
@@ -365,28 +395,24 @@ sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 		tuplesort_set_bound(sort, wanted);
 
 	/*
-	 * The order the candidates enter the sort does not matter: read them in table order, a
-	 * batch at a time, and put their keys and TIDs into the sort.
+	 * The order the candidates enter the sort does not matter: read them a batch at a time
+	 * (carried or fetched in table order) and put their keys and positions into the sort.
 	 */
 	for (int64 start = 0; start < state->ntids; start += state->batch_rows)
 	{
 		int64		n = Min(state->ntids - start, state->batch_rows);
-		RadikFetchOrder *order;
 		HeapTuple  *rows;
 		MemoryContext old_context;
 
 		MemoryContextReset(state->batch_context);
 		old_context = MemoryContextSwitchTo(state->batch_context);
-		order = MemoryContextAllocHuge(state->batch_context, n * sizeof(RadikFetchOrder));
 		rows = MemoryContextAllocHuge(state->batch_context, n * sizeof(HeapTuple));
-		sort_fetch_order(state->tids + start, n, order);
-		radik_fetch_rows(rel, estate->es_snapshot, order, n, rows);
+		memset(rows, 0, n * sizeof(HeapTuple));
+		fetch_rows_at(state, start, n, rows);
 		MemoryContextSwitchTo(old_context);
 
 		for (int64 i = 0; i < n; i++)
 		{
-			ItemPointer tid = &state->tids[start + i];
-
 			CHECK_FOR_INTERRUPTS();
 			ExecStoreHeapTuple(rows[i], row_slot, false);
 			ResetExprContext(econtext);
@@ -403,7 +429,7 @@ sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 					key_slot->tts_values[k] = ExecEvalExprSwitchContext(key->expr, econtext,
 																		&key_slot->tts_isnull[k]);
 			}
-			key_slot->tts_values[nkeys] = Int64GetDatum((int64) radik_pack_tid(tid));
+			key_slot->tts_values[nkeys] = Int64GetDatum(start + i);
 			key_slot->tts_isnull[nkeys] = false;
 			ExecStoreVirtualTuple(key_slot);
 			tuplesort_puttupleslot(sort, key_slot);
@@ -415,14 +441,19 @@ sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 	tuplesort_performsort(sort);
 	sorted = MemoryContextAllocHuge(CurrentMemoryContext,
 									Max(state->ntids, 1) * sizeof(ItemPointerData));
+	if (state->carried != NULL)
+		sorted_carried = MemoryContextAllocHuge(CurrentMemoryContext,
+												Max(state->ntids, 1) * sizeof(RadikCarriedRow *));
 	/* A bounded sort must not be asked for more rows than its bound. */
 	while ((wanted < 0 || nsorted < wanted) &&
 		   tuplesort_gettupleslot(sort, true, false, sorted_slot, NULL))
 	{
 		bool		isnull;
-		int64		packed = DatumGetInt64(slot_getattr(sorted_slot, nkeys + 1, &isnull));
+		int64		position = DatumGetInt64(slot_getattr(sorted_slot, nkeys + 1, &isnull));
 
-		radik_unpack_tid((uint64) packed, &sorted[nsorted]);
+		sorted[nsorted] = state->tids[position];
+		if (sorted_carried != NULL)
+			sorted_carried[nsorted] = state->carried[position];
 		nsorted++;
 	}
 	tuplesort_end(sort);
@@ -430,6 +461,7 @@ sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 	ExecDropSingleTupleTableSlot(sorted_slot);
 
 	state->tids = sorted;
+	state->carried = sorted_carried;
 	state->ntids = nsorted;
 }
 
@@ -446,10 +478,13 @@ run_selection(RadikScanState *state)
 	MemoryContextReset(state->selection_context);
 	old_context = MemoryContextSwitchTo(state->selection_context);
 
+	/* Rows made from their keys need no copy; others are carried within work_mem. */
 	radik_select_rows(ss->ss_currentRelation, estate->es_snapshot, ss->ps.ps_ExprContext,
 					  state->qual, &state->keys[0], wanted, state->nkeys > 1,
-					  estate->es_use_parallel_mode ? &state->parallel : NULL, &result);
+					  estate->es_use_parallel_mode ? &state->parallel : NULL,
+					  state->output_from_keys ? 0 : (Size) work_mem * 1024, &result);
 	state->tids = result.tids;
+	state->carried = result.carried;
 	state->ntids = result.ntids;
 	state->selected_keys = result.keys;
 	state->null_keys_begin = result.null_keys_begin;
@@ -470,6 +505,7 @@ run_selection(RadikScanState *state)
 	state->totals.seed_pages += result.stats.seed_pages;
 	state->totals.seed_thresholds += result.stats.seed_thresholds;
 	state->totals.seed_misses += result.stats.seed_misses;
+	state->totals.rows_carried += result.stats.rows_carried;
 	state->totals.scan_ms += result.stats.scan_ms;
 	state->totals.copy_ms += result.stats.copy_ms;
 	state->totals.select_ms += result.stats.select_ms;
@@ -501,20 +537,17 @@ key_row_from_template(HeapTuple template, Form_pg_attribute key_att, Datum value
 }
 
 /*
- * Fetch a batch of rows in key order, state->tids[start .. start + batch_rows), visiting them in
- * TID order, and keep copies in batch_context.  When the target list reads only the key column,
- * a row is made from its key instead (the other columns NULL, never read), and only the rows
- * whose key does not tell their value exactly are fetched.
+ * Make a batch of rows in key order, state->tids[start .. start + batch_rows), in batch_context:
+ * rows carried by the scan as they are, the others fetched in TID order.  When the target list
+ * reads only the key column, a row is made from its key instead (the other columns NULL, never
+ * read), and only the rows whose key does not tell their value exactly are fetched.
  */
 static void
 fetch_batch(RadikScanState *state, int64 start)
 {
 	ScanState  *ss = &state->css.ss;
 	Relation	rel = ss->ss_currentRelation;
-	Snapshot	snapshot = ss->ps.state->es_snapshot;
 	int64		rows = Min(state->ntids - start, state->batch_rows);
-	int64		nfetch = 0;
-	RadikFetchOrder *order;
 	MemoryContext old_context;
 	char	   *key_rows = NULL;	/* the rows made from a by-value key's template */
 	Size		key_row_size = 0;
@@ -523,60 +556,48 @@ fetch_batch(RadikScanState *state, int64 start)
 	MemoryContextReset(state->batch_context);
 	old_context = MemoryContextSwitchTo(state->batch_context);
 
-	order = MemoryContextAllocHuge(state->batch_context, Max(rows, 1) * sizeof(RadikFetchOrder));
 	state->batch_tuples = MemoryContextAllocHuge(state->batch_context,
 												 Max(rows, 1) * sizeof(HeapTuple));
+	memset(state->batch_tuples, 0, Max(rows, 1) * sizeof(HeapTuple));
 	if (state->key_row_template != NULL)
 	{
 		key_row_size = MAXALIGN(HEAPTUPLESIZE + state->key_row_template->t_len);
 		key_rows = MemoryContextAllocHuge(state->batch_context, Max(rows, 1) * key_row_size);
 	}
-	for (int64 i = 0; i < rows; i++)
+	for (int64 i = 0; state->output_from_keys && i < rows; i++)
 	{
 		ItemPointer tid = &state->tids[start + i];
+		RadikSortKey *key = &state->keys[0];
+		int			column = key->attnum - 1;
+		bool		exact = true;
+		HeapTuple	tuple;
 
-		if (state->output_from_keys)
+		if (start + i >= state->null_keys_begin && start + i < state->null_keys_end)
+			state->row_isnull[column] = true;
+		else
 		{
-			RadikSortKey *key = &state->keys[0];
-			int			column = key->attnum - 1;
-			bool		exact = true;
-			HeapTuple	tuple;
-
-			if (start + i >= state->null_keys_begin && start + i < state->null_keys_end)
-				state->row_isnull[column] = true;
-			else
-			{
-				state->row_values[column] = radik_datum_from_key(key->type, key->descending,
-																 state->selected_keys[start + i],
-																 &exact);
-				state->row_isnull[column] = false;
-			}
-			if (exact && key_rows != NULL && !state->row_isnull[column])
-			{
-				state->batch_tuples[i] =
-					key_row_from_template(state->key_row_template,
-										  TupleDescAttr(RelationGetDescr(rel), column),
-										  state->row_values[column], tid,
-										  key_rows + i * key_row_size);
-				continue;
-			}
-			if (exact)
-			{
-				tuple = heap_form_tuple(RelationGetDescr(rel), state->row_values,
-										state->row_isnull);
-				tuple->t_self = *tid;
-				tuple->t_tableOid = RelationGetRelid(rel);
-				state->batch_tuples[i] = tuple;
-				continue;
-			}
+			state->row_values[column] = radik_datum_from_key(key->type, key->descending,
+															 state->selected_keys[start + i],
+															 &exact);
+			state->row_isnull[column] = false;
 		}
-		order[nfetch].packed_tid = radik_pack_tid(tid);
-		order[nfetch].position = i;
-		nfetch++;
+		if (!exact)
+			continue;			/* fetched below */
+		if (key_rows != NULL && !state->row_isnull[column])
+		{
+			state->batch_tuples[i] =
+				key_row_from_template(state->key_row_template,
+									  TupleDescAttr(RelationGetDescr(rel), column),
+									  state->row_values[column], tid,
+									  key_rows + i * key_row_size);
+			continue;
+		}
+		tuple = heap_form_tuple(RelationGetDescr(rel), state->row_values, state->row_isnull);
+		tuple->t_self = *tid;
+		tuple->t_tableOid = RelationGetRelid(rel);
+		state->batch_tuples[i] = tuple;
 	}
-	radik_sort_fetch_order(order, nfetch);
-	radik_fetch_rows(rel, snapshot, order, nfetch, state->batch_tuples);
-	pfree(order);
+	fetch_rows_at(state, start, rows, state->batch_tuples);
 
 	MemoryContextSwitchTo(old_context);
 	state->batch_start = start;
@@ -639,6 +660,7 @@ radik_scan_end(CustomScanState *node)
 	MemoryContextDelete(state->batch_context);
 	state->batch_context = NULL;
 	state->tids = NULL;
+	state->carried = NULL;
 	state->ntids = 0;
 	if (node->ss.ss_ScanTupleSlot != NULL)
 		ExecClearTuple(node->ss.ss_ScanTupleSlot);
@@ -663,6 +685,7 @@ radik_scan_rescan(CustomScanState *node)
 
 	state->selected = false;
 	state->tids = NULL;
+	state->carried = NULL;
 	state->ntids = 0;
 	state->next = 0;
 	state->batch_start = state->batch_end = 0;
@@ -772,6 +795,9 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							   state->totals.rows_scanned + state->totals.rows_rescanned, es);
 		if (es->costs)
 			ExplainPropertyInteger("Rows Sent", NULL, state->totals.rows_sent, es);
+		/* Rows of the answer the scan carried whole, when rows are not made from keys. */
+		if (es->costs && !state->output_from_keys)
+			ExplainPropertyInteger("Rows Carried", NULL, state->totals.rows_carried, es);
 		/* A sample's outcome varies from run to run, like the rows sent. */
 		if (es->costs && state->totals.seed_pages > 0)
 		{

@@ -209,6 +209,7 @@ radik_seed_threshold(Relation rel, Snapshot snapshot, ExprContext *econtext, Exp
 	batch.nulls = palloc(MaxHeapTuplesPerPage * sizeof(ItemPointerData));
 	batch.nulls_capacity = MaxHeapTuplesPerPage;
 	batch.nnulls = 0;
+	batch.rows = NULL;
 	while (radik_extract(&extractor, &batch, PG_UINT64_MAX, npages))
 		;
 	radik_extract_end(&extractor);

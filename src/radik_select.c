@@ -22,6 +22,12 @@
  * is NULL never reach the engine: they are kept aside and placed first or last afterwards, as
  * NULLS FIRST / NULLS LAST asks.
  *
+ * When the caller wants whole rows (carry_bytes), the extractors also copy every row they hand
+ * on, and the id names the copy instead of the TID (radik_carry.h): this process's extractor
+ * into its row store, the workers into their messages, from which this process moves the rows
+ * that pass its threshold into its store.  When the store reaches carry_bytes, carrying stops
+ * everywhere, and the rows not carried are fetched by the caller as before.
+ *
  * Ties (with_ties): the engine cuts rows with equal keys arbitrarily at the boundary.  To learn
  * whether that cut separated equal keys without a second pass in the usual case, the engine is
  * asked for one row more than k: when the extra row's key differs from the k-th, no row left out
@@ -84,6 +90,8 @@ typedef struct EngineFeed
 	size_t		push_at;
 	uint64		threshold;		/* PG_UINT64_MAX until the engine has k keys */
 	RadikParallelScan *workers; /* told every new threshold; may be NULL */
+	RadikRowStore *carry;		/* rows carried whole (radik_carry.h); NULL: none */
+	bool		carrying;		/* carry is not full yet */
 	TidList		nulls;
 	int64		nulls_limit;
 	int64		rows_sent;
@@ -168,6 +176,35 @@ feed_nulls(EngineFeed *feed, const RadikKeyBatch *batch)
 		tid_list_append(&feed->nulls, &batch->nulls[i]);
 }
 
+/* Carry no more rows, in this process or in the workers: the store is full. */
+static void
+feed_stop_carrying(EngineFeed *feed)
+{
+	feed->carrying = false;
+	if (feed->workers != NULL)
+		radik_parallel_stop_carrying(feed->workers);
+}
+
+/*
+ * The id in this process of a row a worker sent with id: the row's copy in this process's
+ * store when the worker carried it and the store takes it, else its TID.
+ */
+static uint64
+feed_worker_row_id(EngineFeed *feed, const RadikKeyBatch *batch, uint64 id)
+{
+	RadikCarriedRow *row;
+
+	if (!radik_id_is_carried(id))
+		return id;
+	row = radik_carried_row(batch->rows, id);
+	if (!feed->carrying)
+		return radik_pack_tid(&row->tid);
+	id = radik_carry_row_into(feed->carry, row);
+	if (!radik_id_is_carried(id))
+		feed_stop_carrying(feed);
+	return id;
+}
+
 /* Copy a worker's batch into the chunk buffer, dropping keys beyond the threshold. */
 static void
 feed_worker_batch(EngineFeed *feed, const RadikKeyBatch *batch)
@@ -183,11 +220,27 @@ feed_worker_batch(EngineFeed *feed, const RadikKeyBatch *batch)
 			((uint32 *) feed->keys)[feed->count] = (uint32) key;
 		else
 			((uint64 *) feed->keys)[feed->count] = key;
-		feed->ids[feed->count++] = batch->ids[i];
+		feed->ids[feed->count++] = feed_worker_row_id(feed, batch, batch->ids[i]);
 		if (feed->count == feed->push_at)
 			feed_push(feed);
 	}
 	feed_nulls(feed, batch);
+}
+
+/*
+ * The store this process's extractor carries rows into for up to max_pages pages, or NULL: it
+ * grows for them, or for one page at least, within its limit.
+ */
+static RadikRowStore *
+feed_carry_room(EngineFeed *feed, int max_pages)
+{
+	if (!feed->carrying)
+		return NULL;
+	if (radik_store_make_room(feed->carry, (Size) max_pages * RADIK_CARRY_PAGE_BYTES) ||
+		radik_store_make_room(feed->carry, RADIK_CARRY_PAGE_BYTES))
+		return feed->carry;
+	feed_stop_carrying(feed);
+	return NULL;
 }
 
 /*
@@ -212,6 +265,7 @@ feed_from_extractor(EngineFeed *feed, RadikExtractor *extractor, int max_pages)
 	view.nulls = nulls;
 	view.nnulls = 0;
 	view.nulls_capacity = lengthof(nulls);
+	view.rows = feed_carry_room(feed, max_pages);
 	more = radik_extract(extractor, &view, feed->threshold, max_pages);
 	feed->count += view.count;
 	feed_nulls(feed, &view);
@@ -237,7 +291,8 @@ feed_table(EngineFeed *feed, Relation rel, Snapshot snapshot, ExprContext *econt
 	if (parallel != NULL && parallel->nworkers > 0 && IsInParallelMode() &&
 		rel->rd_rel->relam == HEAP_TABLE_AM_OID)
 		workers = radik_parallel_begin(rel, snapshot, key, parallel->key_expr, parallel->quals,
-									   parallel->params, parallel->nworkers, feed->nulls_limit);
+									   parallel->params, parallel->nworkers, feed->nulls_limit,
+									   feed->carrying);
 	if (workers != NULL)
 	{
 		stats->workers_launched = radik_parallel_workers_launched(workers);
@@ -315,6 +370,11 @@ select_table(EngineFeed *feed, radik_device device, uint64 engine_k, Relation re
 	feed->count = 0;
 	feed->threshold = PG_UINT64_MAX;
 	feed->nulls.count = 0;
+	if (feed->carry != NULL)
+	{
+		feed->carry->used = 0;
+		feed->carrying = true;
+	}
 
 	/*
 	 * Push the first chunk early, once it holds a few times k keys, so that the engine's
@@ -360,6 +420,7 @@ collect_boundary_ties(Relation rel, Snapshot snapshot, ExprContext *econtext, Ex
 	batch.keys = palloc(batch.capacity * sizeof(uint64));
 	batch.ids = palloc(batch.capacity * sizeof(uint64));
 	batch.nulls = palloc(batch.capacity * sizeof(ItemPointerData));
+	batch.rows = NULL;
 	do
 	{
 		batch.count = batch.nnulls = 0;
@@ -454,10 +515,30 @@ estimate_table_rows(Relation rel, BlockNumber nblocks)
 	return (double) nblocks * MaxHeapTuplesPerPage;
 }
 
+/*
+ * A row store of up to limit bytes in context, for rows carried whole (radik_carry.h); NULL
+ * when limit is too small for a page's rows.
+ */
+static RadikRowStore *
+make_row_store(MemoryContext context, Size limit)
+{
+	RadikRowStore *store;
+
+	if (limit < RADIK_CARRY_PAGE_BYTES)
+		return NULL;
+	store = MemoryContextAlloc(context, sizeof(RadikRowStore));
+	store->used = 0;
+	store->limit = limit;
+	store->capacity = Min(limit, (Size) 64 * RADIK_CARRY_PAGE_BYTES);
+	store->data = MemoryContextAllocHuge(context, store->capacity);
+	return store;
+}
+
 void
 radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 				  ExprState *qual, const RadikSortKey *key, int64 k, bool with_ties,
-				  const RadikParallelPlan *parallel, RadikSelectResult *result)
+				  const RadikParallelPlan *parallel, Size carry_bytes,
+				  RadikSelectResult *result)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
 	MemoryContext work_context;
@@ -511,6 +592,8 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	else
 		engine_k = with_ties ? (uint64) k + 1 : (uint64) k;
 	feed.nulls_limit = (k < 0 || with_ties) ? PG_INT64_MAX : k;
+	if (carry_bytes > 0 && rel->rd_rel->relam == HEAP_TABLE_AM_OID)
+		feed.carry = make_row_store(caller_context, carry_bytes);
 
 	work_context = AllocSetContextCreate(caller_context, "radik selection",
 										 ALLOCSET_DEFAULT_SIZES);
@@ -570,29 +653,49 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	result->tids = MemoryContextAllocHuge(caller_context,
 										  Max(result->ntids, 1) * sizeof(ItemPointerData));
 	result->keys = MemoryContextAllocHuge(caller_context, Max(result->ntids, 1) * sizeof(uint64));
+	if (feed.carry != NULL)
+		result->carried = MemoryContextAllocHuge(caller_context,
+												 Max(result->ntids, 1) * sizeof(RadikCarriedRow *));
 	out = 0;
 	if (key->nulls_first && take_nulls > 0)
 	{
 		memcpy(result->tids, feed.nulls.items, take_nulls * sizeof(ItemPointerData));
 		memset(result->keys, 0, take_nulls * sizeof(uint64));
+		if (result->carried != NULL)
+			memset(result->carried, 0, take_nulls * sizeof(RadikCarriedRow *));
 		result->null_keys_begin = 0;
 		result->null_keys_end = take_nulls;
 		out += take_nulls;
 	}
-	for (int64 i = 0; i < take_engine; i++)
+	for (int64 i = 0; i < take_engine; i++, out++)
 	{
 		result->keys[out] = engine_keys[i];
-		radik_unpack_tid(engine_ids[i], &result->tids[out++]);
+		if (radik_id_is_carried(engine_ids[i]))
+		{
+			RadikCarriedRow *row = radik_carried_row(feed.carry, engine_ids[i]);
+
+			result->tids[out] = row->tid;
+			result->carried[out] = row;
+			result->stats.rows_carried++;
+			continue;
+		}
+		radik_unpack_tid(engine_ids[i], &result->tids[out]);
+		if (result->carried != NULL)
+			result->carried[out] = NULL;
 	}
-	for (int64 i = 0; i < ties.count; i++)
+	for (int64 i = 0; i < ties.count; i++, out++)
 	{
 		result->keys[out] = tie_key;
-		result->tids[out++] = ties.items[i];
+		result->tids[out] = ties.items[i];
+		if (result->carried != NULL)
+			result->carried[out] = NULL;
 	}
 	if (!key->nulls_first && take_nulls > 0)
 	{
 		memcpy(result->tids + out, feed.nulls.items, take_nulls * sizeof(ItemPointerData));
 		memset(result->keys + out, 0, take_nulls * sizeof(uint64));
+		if (result->carried != NULL)
+			memset(result->carried + out, 0, take_nulls * sizeof(RadikCarriedRow *));
 		result->null_keys_begin = out;
 		result->null_keys_end = out + take_nulls;
 		out += take_nulls;

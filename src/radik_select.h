@@ -23,6 +23,8 @@
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
 
+#include "radik_carry.h"
+
 /* How one sort key is computed and ordered. */
 typedef struct RadikSortKey
 {
@@ -86,6 +88,7 @@ typedef struct RadikSelectStats
 	int64		seed_pages;		/* pages sampled for a first threshold (radik_seed.h) */
 	int64		seed_thresholds;	/* selections the sample gave one */
 	int64		seed_misses;	/* of those, selections it failed: the table was read again */
+	int64		rows_carried;	/* rows of the answer carried whole by the scan */
 	double		scan_ms;		/* reading the heap and computing keys */
 	double		copy_ms;		/* handing chunks to the engine */
 	double		select_ms;		/* the engine's selection after the last chunk */
@@ -97,6 +100,8 @@ typedef struct RadikSelectResult
 	ItemPointerData *tids;
 	int64		ntids;
 	RadikSelectStats stats;
+	/* With carry_bytes: each row's copy carried by the scan, or NULL where it must be fetched */
+	RadikCarriedRow **carried;
 	/* Each row's engine key (radik_key_map's), except for the rows whose key is NULL: */
 	uint64	   *keys;
 	int64		null_keys_begin;	/* rows [null_keys_begin, null_keys_end) have NULL keys */
@@ -113,12 +118,15 @@ extern const char *radik_supported_type_names(void);
  * Select the best k rows of rel visible to snapshot that pass qual (NULL: all rows).
  * econtext is used to evaluate qual and key->expr; its scan tuple is set to each row in turn.
  * k < 0 means no limit (every row, ordered).  With parallel (may be NULL) asking for workers,
- * and the caller in parallel mode, parallel workers read part of the table.  The result is
+ * and the caller in parallel mode, parallel workers read part of the table.  With carry_bytes
+ * > 0 the rows are carried whole by the scan, up to that many bytes of copies, so that the
+ * caller need not fetch them (radik_carry.h; result->carried).  The result is
  * palloc'd in the current memory context; engine resources are released on error through a
  * memory context callback.
  */
 extern void radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 							  ExprState *qual, const RadikSortKey *key, int64 k, bool with_ties,
-							  const RadikParallelPlan *parallel, RadikSelectResult *result);
+							  const RadikParallelPlan *parallel, Size carry_bytes,
+							  RadikSelectResult *result);
 
 #endif							/* RADIK_SELECT_H */

@@ -520,7 +520,7 @@ run_selection(TopkRequest *req, List *security_quals)
 		qual = ExecInitQual(quals, NULL);
 
 	radik_select_rows(req->rel, GetActiveSnapshot(), econtext, qual, &key, req->k, false, NULL,
-					  result);
+					  0, result);
 
 	FreeExecutorState(estate);
 	return result;

@@ -1,0 +1,140 @@
+-- radik_carry: whole rows carried with their keys by the scan (radik_carry.h), so that the rows
+-- selected are not fetched again.  Every answer is compared with PostgreSQL's own (radik_compare
+-- in radik_setup.sql): with every row carried, with the row store filling up part way (a small
+-- work_mem) so that some rows are carried and the others fetched, alone and with parallel
+-- workers (which stop carrying when the leader's store is full), with several sort keys, TOASTed
+-- values, rows updated in the same transaction, and a cursor walking backward.  EXPLAIN's
+-- "Rows Carried" shows which path ran.
+LOAD 'radik';
+SET radik.force = on;
+
+-- 100000 rows on about 900 pages, in no key order: repeated keys (k4), distinct ones (f8), NULLs
+-- (n4), a filter column (grp), a text column with some values TOASTed out of line (note).
+CREATE TABLE radik_ct (id int, k4 int, f8 float8, n4 int, grp int, note text);
+ALTER TABLE radik_ct ALTER note SET STORAGE EXTERNAL;
+INSERT INTO radik_ct
+SELECT i AS id, (i * 7919) % 50021 AS k4, ((i::int8 * 104729) % 1000003)::float8 / 7 AS f8,
+	CASE WHEN i % 89 = 0 THEN NULL ELSE ((i::int8 * 31337) % 65537)::int END AS n4, i % 5 AS grp,
+	CASE WHEN i % 1000 = 7
+		 THEN (SELECT string_agg(md5(i::text || j::text), '') FROM generate_series(1, 200) j)
+		 ELSE 'row ' || i END AS note
+FROM generate_series(1, 100000) i;
+ALTER TABLE radik_ct SET (parallel_workers = 2);
+ANALYZE radik_ct;
+SELECT pg_relation_size(reltoastrelid) > 0 AS some_notes_toasted
+FROM pg_class WHERE oid = 'radik_ct'::regclass;
+
+-- How many of the rows the scan returned it carried: all, some, none (run with EXPLAIN ANALYZE).
+CREATE FUNCTION radik_carry_outcome(stmt text) RETURNS text
+LANGUAGE plpgsql SET radik.force = on AS $$
+DECLARE
+	plan json;
+	scan json;
+	carried bigint;
+	returned bigint;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || stmt INTO plan;
+	scan := (WITH RECURSIVE nodes(node) AS (
+				SELECT plan -> 0 -> 'Plan'
+				UNION ALL
+				SELECT child FROM nodes, json_array_elements(node -> 'Plans') child)
+			SELECT n.node FROM nodes n
+			WHERE n.node ->> 'Custom Plan Provider' = 'RadiK Top-K');
+	IF scan IS NULL THEN
+		RETURN 'radik not used';
+	ELSIF scan ->> 'Rows Carried' IS NULL THEN
+		RETURN 'rows made from keys';
+	END IF;
+	carried := (scan ->> 'Rows Carried')::bigint;
+	returned := (scan ->> 'Actual Rows')::bigint;
+	RETURN CASE WHEN carried = 0 THEN 'none carried'
+				WHEN carried >= returned THEN 'all carried'
+				ELSE 'some carried' END;
+END $$;
+
+-- The answers: both directions, ties at the boundary, NULLs first and last, OFFSET, WHERE
+-- clauses, several keys, an expression key, TOASTed values in the answer.
+CREATE FUNCTION radik_carry_answers() RETURNS TABLE (q text, result text)
+LANGUAGE sql AS $$
+	SELECT q, radik_compare(q, NULL, keys, base)
+	FROM (VALUES
+		('SELECT * FROM radik_ct ORDER BY k4 LIMIT 5000', 'k4', 'SELECT * FROM radik_ct'),
+		('SELECT * FROM radik_ct ORDER BY f8 DESC LIMIT 20000', NULL, NULL),
+		('SELECT id, n4, note FROM radik_ct ORDER BY n4 DESC LIMIT 3000', 'n4',
+		 'SELECT id, n4, note FROM radik_ct'),
+		('SELECT id, n4 FROM radik_ct ORDER BY n4 NULLS FIRST LIMIT 3000', 'n4',
+		 'SELECT id, n4 FROM radik_ct'),
+		('SELECT * FROM radik_ct ORDER BY f8 LIMIT 100 OFFSET 4900', NULL, NULL),
+		('SELECT * FROM radik_ct WHERE grp <> 2 ORDER BY f8 LIMIT 5000', NULL, NULL),
+		('SELECT id, note FROM radik_ct WHERE note LIKE ''%a%'' ORDER BY f8 DESC LIMIT 2000',
+		 NULL, NULL),
+		('SELECT * FROM radik_ct ORDER BY k4 DESC, id LIMIT 4000', NULL, NULL),
+		('SELECT id, k4, md5(note) FROM radik_ct ORDER BY (k4 % 1000) * 3 - id DESC, id LIMIT 3000',
+		 NULL, NULL),
+		('SELECT id, md5(note) FROM radik_ct ORDER BY f8 LIMIT 200', NULL, NULL)) AS c(q, keys, base)
+$$;
+
+-- Every row carried (default work_mem), alone and with the workers.
+SELECT radik_carry_outcome('SELECT * FROM radik_ct ORDER BY f8 DESC LIMIT 20000') AS serial;
+SELECT radik_carry_outcome('SELECT f8 FROM radik_ct ORDER BY f8 DESC LIMIT 20000') AS key_only;
+SELECT * FROM radik_carry_answers();
+SET min_parallel_table_scan_size = 0;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT radik_explain('SELECT * FROM radik_ct ORDER BY f8 DESC LIMIT 20000');
+SELECT radik_carry_outcome('SELECT * FROM radik_ct ORDER BY f8 DESC LIMIT 20000') AS parallel;
+SELECT * FROM radik_carry_answers();
+
+-- A store of 64kB holds a few pages' rows: the rest are fetched by TID, alone and in parallel
+-- (the workers are told to stop carrying).
+SET work_mem = '64kB';
+SELECT radik_carry_outcome('SELECT * FROM radik_ct ORDER BY f8 DESC LIMIT 20000') AS parallel_small;
+SELECT * FROM radik_carry_answers();
+RESET max_parallel_workers_per_gather;
+SELECT radik_carry_outcome('SELECT * FROM radik_ct ORDER BY f8 DESC LIMIT 20000') AS serial_small;
+SELECT * FROM radik_carry_answers();
+RESET work_mem;
+
+-- Rows updated, deleted and inserted by this transaction: the carried copies are the versions
+-- the query sees.
+BEGIN;
+UPDATE radik_ct SET f8 = -f8, note = note || ' updated' WHERE id % 3 = 0;
+DELETE FROM radik_ct WHERE id % 7 = 0;
+INSERT INTO radik_ct SELECT 200000 + i, i, -i * 1000.5, i, 9, 'inserted ' || i
+	FROM generate_series(1, 300) i;
+SELECT radik_carry_outcome('SELECT * FROM radik_ct ORDER BY f8 LIMIT 5000') AS in_transaction;
+SELECT * FROM radik_carry_answers();
+ROLLBACK;
+
+-- A cursor walks the carried rows backward and forward again.
+CREATE FUNCTION radik_carry_cursor(use_radik boolean) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	c refcursor := 'radik_carry_c';
+	r record;
+BEGIN
+	PERFORM set_config('radik.enabled', use_radik::text, true);
+	-- planned on every call (a static query's plan would be cached across the two calls)
+	OPEN c SCROLL FOR EXECUTE 'SELECT id, f8, note FROM radik_ct ORDER BY f8 DESC LIMIT 3000';
+	MOVE ABSOLUTE 2500 FROM c;
+	FOR i IN 1..4 LOOP
+		FETCH BACKWARD FROM c INTO r;
+		RETURN NEXT r::text;
+	END LOOP;
+	MOVE LAST FROM c;
+	FETCH PRIOR FROM c INTO r;
+	RETURN NEXT r::text;
+	FETCH FIRST FROM c INTO r;
+	RETURN NEXT r::text;
+	CLOSE c;
+END $$;
+SELECT radik_plan_uses_radik('SELECT id, f8, note FROM radik_ct ORDER BY f8 DESC LIMIT 3000')
+	AS cursor_query_uses_radik;
+SELECT (SELECT array_agg(x) FROM radik_carry_cursor(true) x) =
+	   (SELECT array_agg(x) FROM radik_carry_cursor(false) x) AS cursor_same_rows;
+
+DROP FUNCTION radik_carry_cursor(boolean);
+DROP FUNCTION radik_carry_answers();
+DROP FUNCTION radik_carry_outcome(text);
+DROP TABLE radik_ct;
