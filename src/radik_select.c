@@ -15,7 +15,8 @@
  * the engine's running k-th key (radik_threshold) lets the extractors drop rows whose key is
  * already too large to be selected (the workers learn it through shared memory), so few keys are
  * copied once the selection has settled; for a small k the first chunk is pushed early, after a
- * few times k rows, to get that threshold soon.  For a large k the engine has none until
+ * few times k rows, to get that threshold soon, and each later one once it doubles the rows
+ * pushed, so the threshold keeps tightening as the rows seen grow.  For a large k the engine has none until
  * millions of rows are in, so a threshold judged from a sample of the table's pages is used from
  * the start instead (radik_seed.c); should the engine end with fewer than k rows, that threshold
  * may have dropped rows of the answer, and the table is read again without it.  Rows whose key
@@ -164,7 +165,14 @@ feed_push(EngineFeed *feed)
 	}
 	check_engine(radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
 									&feed->capacity, &err), &err);
-	feed->push_at = feed->capacity;
+
+	/*
+	 * The next chunk when it holds as many rows as were pushed before it (or as the first
+	 * chunk): the threshold tightens after every doubling of the rows seen, instead of only
+	 * after a full chunk, so that a middling k (say 1000, whose first threshold lets about one
+	 * row in eight through) does not send millions of rows before its second.
+	 */
+	feed->push_at = Min(feed->capacity, Max(feed->push_at, (size_t) feed->rows_sent));
 	feed->copy_ms += elapsed_ms(start);
 }
 
@@ -378,7 +386,8 @@ select_table(EngineFeed *feed, radik_device device, uint64 engine_k, Relation re
 
 	/*
 	 * Push the first chunk early, once it holds a few times k keys, so that the engine's
-	 * threshold starts filtering rows as soon as it means something; full chunks after.
+	 * threshold starts filtering rows as soon as it means something; chunks twice as large as
+	 * what came before after (feed_push).
 	 */
 	feed->push_at = feed->capacity;
 	if (engine_k <= feed->capacity / 16)
