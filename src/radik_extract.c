@@ -41,12 +41,20 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
 #include "utils/rel.h"
 
 #include "radik.h"
 #include "radik_extract.h"
+
+/*
+ * pin_block's guesses of a block's buffer: after this many wrong ones in a row it guesses only
+ * on every GUESS_PROBE_PAGES-th page, until a guess is right again.
+ */
+#define GUESS_MISSES_TO_PAUSE 4
+#define GUESS_PROBE_PAGES 64
 
 
 /* Prepare to read column attnum of rel straight from its tuples. */
@@ -147,6 +155,9 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 					const RadikSortKey *key, int64 nulls_limit)
 {
 	memset(extractor, 0, sizeof(*extractor));
+	extractor->last_block = InvalidBlockNumber;
+	extractor->last_buffer = InvalidBuffer;
+	extractor->buffer_step = 1;
 	extractor->rel = rel;
 	extractor->key = key;
 	extractor->map = radik_key_map(key->type, key->descending, &extractor->key_bytes);
@@ -540,12 +551,48 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 	}
 }
 
-/* Pin block with the scan's buffer strategy. */
+/*
+ * Pin block with the scan's buffer strategy.  Looking a block up in the shared buffer mapping
+ * costs a few cache misses that depend on each other, on every page; but a table read into
+ * shared buffers in block order mostly holds consecutive blocks in buffers a fixed step apart
+ * (the next buffer after pg_prewarm; the one before after a bulk write, whose ring takes free
+ * buffers from the top down).  So when the last block pinned was the one before, the buffer that
+ * step beyond its buffer is tried first: ReadRecentBuffer pins it only if it still holds this
+ * very block (else the lookup is made as usual, and the step between the two blocks' buffers is
+ * learnt), and the hit is counted as ReadBuffer counts one.  Where the guesses keep missing,
+ * only one page in GUESS_PROBE_PAGES is guessed.
+ */
 static inline Buffer
 pin_block(RadikExtractor *extractor, BlockNumber block)
 {
-	return ReadBufferExtended(extractor->rel, MAIN_FORKNUM, block, RBM_NORMAL,
-							  ((HeapScanDesc) extractor->scan)->rs_strategy);
+	Relation	rel = extractor->rel;
+	bool		next_block = block == extractor->last_block + 1 && extractor->last_buffer > 0;
+	Buffer		guess = extractor->last_buffer + extractor->buffer_step;
+	Buffer		buffer;
+
+	extractor->pins++;
+	if (next_block && guess > 0 && guess <= NBuffers &&
+		(extractor->guess_misses < GUESS_MISSES_TO_PAUSE ||
+		 extractor->pins % GUESS_PROBE_PAGES == 0))
+	{
+		if (ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, block, guess))
+		{
+			pgstat_count_buffer_read(rel);
+			pgstat_count_buffer_hit(rel);
+			extractor->guess_misses = 0;
+			extractor->last_block = block;
+			extractor->last_buffer = guess;
+			return guess;
+		}
+		extractor->guess_misses++;
+	}
+	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, block, RBM_NORMAL,
+								((HeapScanDesc) extractor->scan)->rs_strategy);
+	if (next_block && buffer > 0)
+		extractor->buffer_step = buffer - extractor->last_buffer;
+	extractor->last_block = block;
+	extractor->last_buffer = buffer;
+	return buffer;
 }
 
 /*

@@ -92,6 +92,11 @@ typedef struct RadikExtractor
 	int			nonly_blocks;
 	Buffer		ahead_buffer;	/* the page read after the current one, pinned early */
 	BlockNumber ahead_block;
+	BlockNumber last_block;		/* the block pinned last, and its buffer (see pin_block) */
+	Buffer		last_buffer;
+	int			buffer_step;	/* between the buffers of the last two consecutive blocks */
+	uint64		pins;			/* pages pinned */
+	int			guess_misses;	/* wrong guesses of a block's buffer in a row */
 	int			ntuples;		/* the current page's visible tuples */
 	OffsetNumber vistuples[MaxHeapTuplesPerPage];
 
