@@ -96,6 +96,33 @@ SELECT radik_carry_outcome('SELECT * FROM radik_ct ORDER BY f8 DESC LIMIT 20000'
 SELECT * FROM radik_carry_answers();
 RESET work_mem;
 
+-- The store fills with rows handed on before the threshold settles; with the sample's threshold
+-- off, or a sample's threshold too tight (the table read again, the store emptied), fewer rows
+-- are carried, and the answers stay the same.
+SET radik.threshold_seed = off;
+SELECT * FROM radik_carry_answers();
+RESET radik.threshold_seed;
+SET radik.threshold_seed_margin = -1000;
+SELECT * FROM radik_carry_answers();
+RESET radik.threshold_seed_margin;
+
+-- A rescan with a new parameter selects and carries again (LATERAL).
+SELECT g, radik_compare(format('SELECT s.* FROM (VALUES (%s)) p(g), LATERAL (SELECT id, f8, note '
+							   'FROM radik_ct WHERE grp = p.g ORDER BY f8 DESC LIMIT 700) s', g))
+	AS lateral_rescan
+FROM generate_series(0, 1) g;
+SELECT radik_compare('SELECT p.g, s.* FROM (VALUES (1), (3), (4)) p(g), LATERAL (SELECT id, k4 '
+					 'FROM radik_ct WHERE grp = p.g ORDER BY f8 LIMIT 300) s') AS lateral_three;
+
+-- A temporary table (local buffers) carries its rows too; a system catalog's rows are fetched
+-- under the page's lock instead.
+CREATE TEMP TABLE radik_ct_temp AS SELECT * FROM radik_ct WHERE id % 4 = 1;
+SELECT radik_carry_outcome('SELECT * FROM radik_ct_temp ORDER BY f8 LIMIT 3000') AS temp_table;
+SELECT radik_compare('SELECT * FROM radik_ct_temp ORDER BY f8 LIMIT 3000') AS temp_table_answer;
+DROP TABLE radik_ct_temp;
+SELECT radik_carry_outcome('SELECT * FROM pg_attribute ORDER BY attnum DESC LIMIT 20')
+	AS catalog;
+
 -- Rows updated, deleted and inserted by this transaction: the carried copies are the versions
 -- the query sees.
 BEGIN;

@@ -42,6 +42,7 @@
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "pgstat.h"
+#include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
 #include "utils/rel.h"
@@ -552,6 +553,24 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 }
 
 /*
+ * Raise the usage count of a buffer pinned by ReadRecentBuffer as ReadBuffer's pin would have
+ * (PinBuffer: up to the maximum without a strategy, from 0 to 1 with one), which PostgreSQL 15's
+ * ReadRecentBuffer does not do: else a table scanned only by radik would lose its place in
+ * shared buffers.
+ */
+static void
+count_buffer_use(Buffer buffer, BufferAccessStrategy strategy)
+{
+	BufferDesc *desc = GetBufferDescriptor(buffer - 1);
+	uint32		buf_state = LockBufHdr(desc);
+	uint32		usage = BUF_STATE_GET_USAGECOUNT(buf_state);
+
+	if (strategy == NULL ? usage < BM_MAX_USAGE_COUNT : usage == 0)
+		buf_state += BUF_USAGECOUNT_ONE;
+	UnlockBufHdr(desc, buf_state);
+}
+
+/*
  * Pin block with the scan's buffer strategy.  Looking a block up in the shared buffer mapping
  * costs a few cache misses that depend on each other, on every page; but a table read into
  * shared buffers in block order mostly holds consecutive blocks in buffers a fixed step apart
@@ -559,24 +578,26 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
  * buffers from the top down).  So when the last block pinned was the one before, the buffer that
  * step beyond its buffer is tried first: ReadRecentBuffer pins it only if it still holds this
  * very block (else the lookup is made as usual, and the step between the two blocks' buffers is
- * learnt), and the hit is counted as ReadBuffer counts one.  Where the guesses keep missing,
- * only one page in GUESS_PROBE_PAGES is guessed.
+ * learnt); the hit is counted, and the buffer's usage raised, as ReadBuffer would.  Where the
+ * guesses keep missing, only one page in GUESS_PROBE_PAGES is guessed.
  */
 static inline Buffer
 pin_block(RadikExtractor *extractor, BlockNumber block)
 {
 	Relation	rel = extractor->rel;
-	bool		next_block = block == extractor->last_block + 1 && extractor->last_buffer > 0;
+	BufferAccessStrategy strategy = ((HeapScanDesc) extractor->scan)->rs_strategy;
+	bool		follows_last = block == extractor->last_block + 1 && extractor->last_buffer > 0;
 	Buffer		guess = extractor->last_buffer + extractor->buffer_step;
 	Buffer		buffer;
 
 	extractor->pins++;
-	if (next_block && guess > 0 && guess <= NBuffers &&
+	if (follows_last && guess > 0 && guess <= NBuffers &&
 		(extractor->guess_misses < GUESS_MISSES_TO_PAUSE ||
 		 extractor->pins % GUESS_PROBE_PAGES == 0))
 	{
 		if (ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, block, guess))
 		{
+			count_buffer_use(guess, strategy);
 			pgstat_count_buffer_read(rel);
 			pgstat_count_buffer_hit(rel);
 			extractor->guess_misses = 0;
@@ -586,9 +607,8 @@ pin_block(RadikExtractor *extractor, BlockNumber block)
 		}
 		extractor->guess_misses++;
 	}
-	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, block, RBM_NORMAL,
-								((HeapScanDesc) extractor->scan)->rs_strategy);
-	if (next_block && buffer > 0)
+	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, block, RBM_NORMAL, strategy);
+	if (follows_last && buffer > 0)
 		extractor->buffer_step = buffer - extractor->last_buffer;
 	extractor->last_block = block;
 	extractor->last_buffer = buffer;

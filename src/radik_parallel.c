@@ -54,6 +54,7 @@
 #define RADIK_QUEUE_BYTES	(1024 * 1024)
 #define RADIK_WORKER_BATCH_ROWS 8192
 #define RADIK_WORKER_ROW_BYTES (256 * 1024)
+StaticAssertDecl(RADIK_WORKER_ROW_BYTES <= PG_UINT32_MAX, "row bytes must fit a message header");
 
 /* Pages a worker reads between two looks at the threshold. */
 #define RADIK_WORKER_PAGES_PER_CALL 8

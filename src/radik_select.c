@@ -43,6 +43,7 @@
 
 #include "access/heapam.h"
 #include "access/parallel.h"
+#include "catalog/catalog.h"
 #include "catalog/pg_am.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
@@ -96,6 +97,7 @@ typedef struct EngineFeed
 	TidList		nulls;
 	int64		nulls_limit;
 	int64		rows_sent;
+	size_t		rows_pushed;	/* by this selection (select_table) */
 	double		copy_ms;
 } EngineFeed;
 
@@ -155,6 +157,7 @@ feed_push(EngineFeed *feed)
 	INSTR_TIME_SET_CURRENT(start);
 	check_engine(radik_push_chunk(feed->guard->selection, feed->count, &err), &err);
 	feed->rows_sent += feed->count;
+	feed->rows_pushed += feed->count;
 	feed->count = 0;
 	check_engine(radik_threshold(feed->guard->selection, &kth_key, &valid, &err), &err);
 	if (valid && kth_key < feed->threshold)
@@ -172,7 +175,7 @@ feed_push(EngineFeed *feed)
 	 * after a full chunk, so that a middling k (say 1000, whose first threshold lets about one
 	 * row in eight through) does not send millions of rows before its second.
 	 */
-	feed->push_at = Min(feed->capacity, Max(feed->push_at, (size_t) feed->rows_sent));
+	feed->push_at = Min(feed->capacity, Max(feed->push_at, feed->rows_pushed));
 	feed->copy_ms += elapsed_ms(start);
 }
 
@@ -236,16 +239,15 @@ feed_worker_batch(EngineFeed *feed, const RadikKeyBatch *batch)
 }
 
 /*
- * The store this process's extractor carries rows into for up to max_pages pages, or NULL: it
- * grows for them, or for one page at least, within its limit.
+ * The store this process's extractor carries rows into, with room for a page's rows at least
+ * (it doubles when short, within its limit), or NULL once it is full.
  */
 static RadikRowStore *
-feed_carry_room(EngineFeed *feed, int max_pages)
+feed_carry_room(EngineFeed *feed)
 {
 	if (!feed->carrying)
 		return NULL;
-	if (radik_store_make_room(feed->carry, (Size) max_pages * RADIK_CARRY_PAGE_BYTES) ||
-		radik_store_make_room(feed->carry, RADIK_CARRY_PAGE_BYTES))
+	if (radik_store_make_room(feed->carry, RADIK_CARRY_PAGE_BYTES))
 		return feed->carry;
 	feed_stop_carrying(feed);
 	return NULL;
@@ -273,7 +275,7 @@ feed_from_extractor(EngineFeed *feed, RadikExtractor *extractor, int max_pages)
 	view.nulls = nulls;
 	view.nnulls = 0;
 	view.nulls_capacity = lengthof(nulls);
-	view.rows = feed_carry_room(feed, max_pages);
+	view.rows = feed_carry_room(feed);
 	more = radik_extract(extractor, &view, feed->threshold, max_pages);
 	feed->count += view.count;
 	feed_nulls(feed, &view);
@@ -376,6 +378,7 @@ select_table(EngineFeed *feed, radik_device device, uint64 engine_k, Relation re
 	check_engine(radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
 									&feed->capacity, &err), &err);
 	feed->count = 0;
+	feed->rows_pushed = 0;
 	feed->threshold = PG_UINT64_MAX;
 	feed->nulls.count = 0;
 	if (feed->carry != NULL)
@@ -538,7 +541,7 @@ make_row_store(MemoryContext context, Size limit)
 	store = MemoryContextAlloc(context, sizeof(RadikRowStore));
 	store->used = 0;
 	store->limit = limit;
-	store->capacity = Min(limit, (Size) 64 * RADIK_CARRY_PAGE_BYTES);
+	store->capacity = Min(limit, (Size) 4 * RADIK_CARRY_PAGE_BYTES);
 	store->data = MemoryContextAllocHuge(context, store->capacity);
 	return store;
 }
@@ -601,7 +604,11 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	else
 		engine_k = with_ties ? (uint64) k + 1 : (uint64) k;
 	feed.nulls_limit = (k < 0 || with_ties) ? PG_INT64_MAX : k;
-	if (carry_bytes > 0 && rel->rd_rel->relam == HEAP_TABLE_AM_OID)
+	/*
+	 * Rows are copied after the page's lock is released, as a sequential scan reads them; a
+	 * catalog's rows may be updated in place under a pin, so they are fetched under the lock.
+	 */
+	if (carry_bytes > 0 && rel->rd_rel->relam == HEAP_TABLE_AM_OID && !IsCatalogRelation(rel))
 		feed.carry = make_row_store(caller_context, carry_bytes);
 
 	work_context = AllocSetContextCreate(caller_context, "radik selection",
@@ -685,7 +692,6 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 
 			result->tids[out] = row->tid;
 			result->carried[out] = row;
-			result->stats.rows_carried++;
 			continue;
 		}
 		radik_unpack_tid(engine_ids[i], &result->tids[out]);
