@@ -24,6 +24,10 @@
  * slot.  Rows go through a slot only where quals or a key expression need one.  Other table AMs
  * (radik_topk() accepts any table) go through table_scan_getnextslot, one row at a time.
  *
+ * Simple WHERE clauses (radik_native_qual.h) run in the same loop that reads the key, on pages
+ * whose tuples have no NULLs; other pages and quals get a verdict per row first, then the key
+ * loop over the rows that passed.
+ *
  * When the caller asks for whole rows (RadikKeyBatch.rows), the rows of a page that are handed
  * on are copied into a row store while the page is still pinned (radik_carry.c).
  *
@@ -49,6 +53,9 @@
 
 #include "radik.h"
 #include "radik_extract.h"
+
+/* Rows whose quals and key are read between two rounds of prefetching (extract_page_column). */
+#define QUAL_ROWS_PER_CALL 32
 
 /*
  * pin_block's guesses of a block's buffer: after this many wrong ones in a row it guesses only
@@ -473,6 +480,36 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 	int			n = 0;
 	int			matched = 0;
 
+	/*
+	 * Simple quals on pages without NULLs: the quals and the key read in one loop, a few rows at
+	 * a time with the next page asked for in between (radik_native_qual_select_page).
+	 */
+	if (extractor->native_qual != NULL)
+	{
+		int			first;
+
+		for (first = 0; first < ntuples; first += QUAL_ROWS_PER_CALL)
+		{
+			int			nrows_call = Min(QUAL_ROWS_PER_CALL, ntuples - first);
+			int			got = radik_native_qual_select_page(extractor->native_qual, page,
+														   extractor->vistuples + first,
+														   nrows_call, &extractor->column,
+														   values + n, offsets + n);
+
+			if (got < 0)
+				break;
+			n += got;
+			for (int i = 0; i < nrows_call; i++)
+				page_prefetch_row(prefetch);
+		}
+		if (first >= ntuples)
+		{
+			matched = n;
+			nrows = 0;			/* nothing left for the loop below */
+			goto map_keys;
+		}
+		n = 0;					/* a page for the general path below */
+	}
 	if (extractor->native_qual != NULL)
 	{
 		bool		ask_executor = false;
@@ -522,6 +559,7 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 		}
 		offsets[n++] = offnum;
 	}
+map_keys:
 	extractor->rows_scanned += ntuples;
 	extractor->rows_matched += matched;
 

@@ -923,6 +923,52 @@ compile_simple(RadikNativeQual *qual)
 }
 
 /*
+ * The simple clauses' verdict on the tuple whose data (after its header) is at data, a tuple
+ * without NULLs holding every column they read: RADIK_QUAL_TRUE or RADIK_QUAL_FALSE, or
+ * RADIK_QUAL_ASK_EXECUTOR when arithmetic would fail or its dividend is too wide for the
+ * constant division (the general path must run the row).
+ */
+static pg_attribute_always_inline RadikQualResult
+simple_row_verdict(const RadikNativeQual *qual, const char *data)
+{
+	RadikQualResult verdict = RADIK_QUAL_TRUE;
+
+	/* in clause order, the first false one failing the row, as ExecQual's AND */
+	for (int c = 0; c < qual->nsimple && verdict == RADIK_QUAL_TRUE; c++)
+	{
+		const SimpleClause *clause = &qual->simple[c];
+		const char *field = data + clause->offset;
+		int64		value;
+
+		if (clause->is_float)
+		{
+			uint64		key = radik_key_from_float8(clause->column_type == FLOAT4OID ?
+													(double) *(const float4 *) field :
+													*(const float8 *) field);
+
+			if (!COMPARED(clause->truth_table, key, clause->float_key))
+				verdict = RADIK_QUAL_FALSE;
+			continue;
+		}
+		value = clause->column_type == INT2OID ? *(const int16 *) field :
+			clause->column_type == INT4OID ? *(const int32 *) field : *(const int64 *) field;
+		if (clause->divisor.magnitude != 0)
+		{
+			if (!divide_by_constant(&clause->divisor, value, clause->arith_op == OP_DIV, &value) ||
+				!fits(value, clause->arith_bytes))
+				return RADIK_QUAL_ASK_EXECUTOR;
+		}
+		else if (clause->has_arith &&
+				 !arithmetic(clause->arith_op, clause->arith_bytes, value,
+							 clause->arith_value, &value))
+			return RADIK_QUAL_ASK_EXECUTOR;
+		if (!COMPARED(clause->truth_table, value, clause->int_value))
+			verdict = RADIK_QUAL_FALSE;
+	}
+	return verdict;
+}
+
+/*
  * Run simple clauses (qual->simple) on the tuples at offsets[0 .. n) of page, row by row, each
  * column read at its offset.  Returns false, for the general path to run the page, at the first
  * row that needs it: a tuple with NULLs or fewer columns, arithmetic that would fail or whose
@@ -936,47 +982,46 @@ run_simple_page(const RadikNativeQual *qual, Page page, const OffsetNumber *offs
 	{
 		HeapTupleHeader tuple = (HeapTupleHeader) PageGetItem(page,
 															  PageGetItemId(page, offsets[row]));
-		const char *data = (const char *) tuple + tuple->t_hoff;
-		RadikQualResult verdict = RADIK_QUAL_TRUE;
 
 		if ((tuple->t_infomask & HEAP_HASNULL) != 0 ||
 			HeapTupleHeaderGetNatts(tuple) < qual->simple_max_attnum)
 			return false;
-		/* in clause order, the first false one failing the row, as ExecQual's AND */
-		for (int c = 0; c < qual->nsimple && verdict == RADIK_QUAL_TRUE; c++)
-		{
-			const SimpleClause *clause = &qual->simple[c];
-			const char *field = data + clause->offset;
-			int64		value;
-
-			if (clause->is_float)
-			{
-				uint64		key = radik_key_from_float8(clause->column_type == FLOAT4OID ?
-														(double) *(const float4 *) field :
-														*(const float8 *) field);
-
-				if (!COMPARED(clause->truth_table, key, clause->float_key))
-					verdict = RADIK_QUAL_FALSE;
-				continue;
-			}
-			value = clause->column_type == INT2OID ? *(const int16 *) field :
-				clause->column_type == INT4OID ? *(const int32 *) field : *(const int64 *) field;
-			if (clause->divisor.magnitude != 0)
-			{
-				if (!divide_by_constant(&clause->divisor, value, clause->arith_op == OP_DIV, &value) ||
-					!fits(value, clause->arith_bytes))
-					return false;
-			}
-			else if (clause->has_arith &&
-					 !arithmetic(clause->arith_op, clause->arith_bytes, value,
-								 clause->arith_value, &value))
-				return false;
-			if (!COMPARED(clause->truth_table, value, clause->int_value))
-				verdict = RADIK_QUAL_FALSE;
-		}
-		verdicts[row] = verdict;
+		verdicts[row] = simple_row_verdict(qual, (const char *) tuple + tuple->t_hoff);
+		if (verdicts[row] == RADIK_QUAL_ASK_EXECUTOR)
+			return false;
 	}
 	return true;
+}
+
+int
+radik_native_qual_select_page(const RadikNativeQual *qual, Page page,
+							  const OffsetNumber *offsets, int n, const RadikColumnReader *key,
+							  Datum *values, OffsetNumber *passing)
+{
+	AttrNumber	max_attnum = Max(qual->simple_max_attnum, key->attnum);
+	int			npassing = 0;
+
+	if (qual->simple == NULL || key->fixed_offset < 0 || !key->byval)
+		return -1;
+	for (int row = 0; row < n; row++)
+	{
+		HeapTupleHeader tuple = (HeapTupleHeader) PageGetItem(page,
+															  PageGetItemId(page, offsets[row]));
+		const char *data = (const char *) tuple + tuple->t_hoff;
+		RadikQualResult verdict;
+
+		if ((tuple->t_infomask & HEAP_HASNULL) != 0 ||
+			HeapTupleHeaderGetNatts(tuple) < max_attnum)
+			return -1;
+		verdict = simple_row_verdict(qual, data);
+		if (verdict == RADIK_QUAL_ASK_EXECUTOR)
+			return -1;
+		/* written for every row, kept for those that pass: no branch on the verdict */
+		values[npassing] = fetch_att(data + key->fixed_offset, true, key->len);
+		passing[npassing] = offsets[row];
+		npassing += verdict == RADIK_QUAL_TRUE;
+	}
+	return npassing;
 }
 
 void

@@ -23,6 +23,7 @@
 #include "utils/relcache.h"
 
 typedef struct RadikNativeQual RadikNativeQual;
+struct RadikColumnReader;		/* radik_extract.h */
 
 /* What a native qual says about one row. */
 typedef enum RadikQualResult
@@ -49,5 +50,17 @@ extern RadikQualResult radik_native_qual_run(const RadikNativeQual *qual, HeapTu
 extern void radik_native_qual_run_page(const RadikNativeQual *qual, Page page, BlockNumber block,
 									   const OffsetNumber *offsets, int n,
 									   RadikQualResult *verdicts);
+
+/*
+ * The quals and the key column together, in one loop over the tuples at offsets[0 .. n) of a
+ * heap page: for each row that passes, in order, its key column's value (key, a by-value column
+ * at a fixed offset) into values and its offset into passing; returns how many passed.  Returns
+ * -1, with nothing to use, where a row needs the general path (a tuple with NULLs or fewer
+ * columns, arithmetic that would fail) or the quals are not all simple ones.
+ */
+extern int	radik_native_qual_select_page(const RadikNativeQual *qual, Page page,
+										  const OffsetNumber *offsets, int n,
+										  const struct RadikColumnReader *key, Datum *values,
+										  OffsetNumber *passing);
 
 #endif							/* RADIK_NATIVE_QUAL_H */
