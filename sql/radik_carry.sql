@@ -26,20 +26,12 @@ FROM pg_class WHERE oid = 'radik_ct'::regclass;
 
 -- How many of the rows the scan returned it carried: all, some, none (run with EXPLAIN ANALYZE).
 CREATE FUNCTION radik_carry_outcome(stmt text) RETURNS text
-LANGUAGE plpgsql SET radik.force = on AS $$
+LANGUAGE plpgsql AS $$
 DECLARE
-	plan json;
-	scan json;
+	scan json := radik_analyzed_scan(stmt);
 	carried bigint;
 	returned bigint;
 BEGIN
-	EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || stmt INTO plan;
-	scan := (WITH RECURSIVE nodes(node) AS (
-				SELECT plan -> 0 -> 'Plan'
-				UNION ALL
-				SELECT child FROM nodes, json_array_elements(node -> 'Plans') child)
-			SELECT n.node FROM nodes n
-			WHERE n.node ->> 'Custom Plan Provider' = 'RadiK Top-K');
 	IF scan IS NULL THEN
 		RETURN 'radik not used';
 	ELSIF scan ->> 'Rows Carried' IS NULL THEN

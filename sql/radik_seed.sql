@@ -20,18 +20,10 @@ ANALYZE radik_st_sorted;
 
 -- What the sample did for stmt (run with EXPLAIN ANALYZE).
 CREATE FUNCTION radik_seed_outcome(stmt text) RETURNS text
-LANGUAGE plpgsql SET radik.force = on AS $$
+LANGUAGE plpgsql AS $$
 DECLARE
-	plan json;
-	scan json;
+	scan json := radik_analyzed_scan(stmt);
 BEGIN
-	EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || stmt INTO plan;
-	scan := (WITH RECURSIVE nodes(node) AS (
-				SELECT plan -> 0 -> 'Plan'
-				UNION ALL
-				SELECT child FROM nodes, json_array_elements(node -> 'Plans') child)
-			SELECT n.node FROM nodes n
-			WHERE n.node ->> 'Custom Plan Provider' = 'RadiK Top-K');
 	IF scan IS NULL THEN
 		RETURN 'radik not used';
 	ELSIF scan ->> 'Seed Pages Sampled' IS NULL THEN

@@ -36,6 +36,23 @@ BEGIN
 	RETURN false;
 END $$;
 
+-- radik's scan node in the plan of stmt run with EXPLAIN (ANALYZE, COSTS ON, FORMAT JSON), for
+-- tests that look at the figures EXPLAIN shows only with costs (Rows Carried, the seed's lines);
+-- NULL when radik's node is not in the plan.
+CREATE FUNCTION radik_analyzed_scan(stmt text) RETURNS json
+LANGUAGE plpgsql SET radik.force = on AS $$
+DECLARE
+	plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || stmt INTO plan;
+	RETURN (WITH RECURSIVE nodes(node) AS (
+				SELECT plan -> 0 -> 'Plan'
+				UNION ALL
+				SELECT child FROM nodes, json_array_elements(node -> 'Plans') child)
+			SELECT n.node FROM nodes n
+			WHERE n.node ->> 'Custom Plan Provider' = 'RadiK Top-K');
+END $$;
+
 -- The plan's lines, for tests that show plans; device-dependent lines (where the selection ran,
 -- times) are masked so that the output is the same with and without a GPU.
 CREATE FUNCTION radik_explain(stmt text, with_analyze boolean DEFAULT false) RETURNS SETOF text
