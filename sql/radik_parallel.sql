@@ -18,18 +18,9 @@ SET radik.force = on;
 
 -- How many workers radik's node launched for stmt (run with EXPLAIN ANALYZE).
 CREATE FUNCTION radik_workers_launched(stmt text) RETURNS int
-LANGUAGE plpgsql SET radik.force = on AS $$
-DECLARE
-	plan json;
-BEGIN
-	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || stmt INTO plan;
-	RETURN (WITH RECURSIVE nodes(node) AS (
-				SELECT plan -> 0 -> 'Plan'
-				UNION ALL
-				SELECT child FROM nodes, json_array_elements(node -> 'Plans') child)
-			SELECT (node ->> 'Workers Launched')::int FROM nodes
-			WHERE node ->> 'Custom Plan Provider' = 'RadiK Top-K');
-END $$;
+LANGUAGE sql AS $$
+	SELECT (radik_analyzed_scan(stmt) ->> 'Workers Launched')::int
+$$;
 
 -- The plan says how many workers it wants; under ANALYZE, how many ran.
 SELECT radik_explain('SELECT * FROM radik_pt ORDER BY f8 DESC LIMIT 10');
