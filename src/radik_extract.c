@@ -505,7 +505,6 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 		if (first >= ntuples)
 		{
 			matched = n;
-			nrows = 0;			/* nothing left for the loop below */
 			goto map_keys;
 		}
 		n = 0;					/* a page for the general path below */

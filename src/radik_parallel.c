@@ -16,9 +16,10 @@
  * the bytes of carried rows) followed by the ids (8 bytes each), the carried rows (a row store's
  * bytes, radik_carry.h), the keys (4 or 8 bytes each) and the NULL-key rows' TIDs, so every
  * array lands 8-byte aligned in the receiver.  Whole rows are carried while the leader asks for
- * them: it stops the workers carrying once its own store is full.  The leader publishes the engine's running
- * k-th key in a shared atomic, read by each worker before every few pages; once the selection
- * has settled a worker sends almost nothing, and the leader mostly waits for the scan to end.
+ * them: it stops the workers carrying once its own store is full.  The leader publishes the
+ * engine's running k-th key in a shared atomic, read by each worker before every few pages; once
+ * the selection has settled a worker sends almost nothing, and the leader mostly waits for the
+ * scan to end.
  *
  * The workers never load the GPU engine: they only read the heap.
  */

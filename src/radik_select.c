@@ -16,12 +16,12 @@
  * already too large to be selected (the workers learn it through shared memory), so few keys are
  * copied once the selection has settled; for a small k the first chunk is pushed early, after a
  * few times k rows, to get that threshold soon, and each later one once it doubles the rows
- * pushed, so the threshold keeps tightening as the rows seen grow.  For a large k the engine has none until
- * millions of rows are in, so a threshold judged from a sample of the table's pages is used from
- * the start instead (radik_seed.c); should the engine end with fewer than k rows, that threshold
- * may have dropped rows of the answer, and the table is read again without it.  Rows whose key
- * is NULL never reach the engine: they are kept aside and placed first or last afterwards, as
- * NULLS FIRST / NULLS LAST asks.
+ * pushed, so the threshold keeps tightening as the rows seen grow.  For a large k the engine has
+ * none until millions of rows are in, so a threshold judged from a sample of the table's pages is
+ * used from the start instead (radik_seed.c); should the engine end with fewer than k rows, that
+ * threshold may have dropped rows of the answer, and the table is read again without it.  Rows
+ * whose key is NULL never reach the engine: they are kept aside and placed first or last
+ * afterwards, as NULLS FIRST / NULLS LAST asks.
  *
  * When the caller wants whole rows (carry_bytes), the extractors also copy every row they hand
  * on, and the id names the copy instead of the TID (radik_carry.h): this process's extractor
