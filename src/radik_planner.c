@@ -37,9 +37,10 @@
  * PostgreSQL's top-N heapsort then pays about 2 * cpu_operator_cost * log2(2k) per row
  * (cost_sort), radik pays radik.key_cost per row, a fixed radik.selection_cost per query,
  * radik.gpu_startup_cost once per backend before it has started the GPU (only on machines with
- * an NVIDIA device), and fetching its k rows by TID (with several sort keys, also fetching and
- * sorting the rows tied on the first key; when only the sort key's column is read, the rows are
- * made from their keys and nothing is fetched).  radik.force makes
+ * an NVIDIA device), and returning its k rows: those the scan carried whole within work_mem at
+ * about the cost of a row made from its key, the rest fetched by TID (with several sort keys,
+ * also fetching and sorting the rows tied on the first key; when only the sort key's column is
+ * read, the rows are made from their keys and nothing is fetched).  radik.force makes
  * radik's path the only one wherever radik can answer.
  */
 #include "postgres.h"
@@ -71,6 +72,7 @@
 #include "utils/spccache.h"
 
 #include "radik.h"
+#include "radik_carry.h"
 #include "radik_scan.h"
 #include "radik_select.h"
 
@@ -83,6 +85,19 @@
  * measured at about twenty times a sequential scan's cost per row.
  */
 #define FETCH_ROW_CPU_TUPLE_COSTS 20.0
+
+/*
+ * Returning a row the scan carried (radik_carry.h), in units of cpu_tuple_cost: its copy while
+ * the page was in hand, then a row from memory.
+ */
+#define CARRIED_ROW_CPU_TUPLE_COSTS 2.0
+
+/*
+ * Rows the scan hands on and carries for each row returned: the row store also holds rows handed
+ * on before the threshold settled (about 1.3-1.5 per row returned for a large k in the
+ * benchmark, with the sample's threshold).
+ */
+#define CARRIED_ROWS_PER_ROW_RETURNED 1.5
 
 /* One sort key as the planner found it. */
 typedef struct PlannedSortKey
@@ -479,16 +494,21 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	}
 	else
 	{
-		run = wanted * (FETCH_ROW_CPU_TUPLE_COSTS * cpu_tuple_cost + target->cost.per_tuple) +
-			target->cost.startup;
+		double		carried = Min(wanted, radik_carry_capacity_rows(input_rel->pages, tuples) /
+								  CARRIED_ROWS_PER_ROW_RETURNED);
+		double		fetched = wanted - carried;
+
+		run = carried * CARRIED_ROW_CPU_TUPLE_COSTS * cpu_tuple_cost +
+			fetched * FETCH_ROW_CPU_TUPLE_COSTS * cpu_tuple_cost +
+			wanted * target->cost.per_tuple + target->cost.startup;
 
 		/*
-		 * The rows are fetched in batches (see radik_scan.c), each visiting up to every page of
-		 * the table once.  The part of the table that cannot stay in shared buffers is read
-		 * again by every batch.
+		 * The rows not carried are fetched in batches (see radik_scan.c), each visiting up to
+		 * every page of the table once.  The part of the table that cannot stay in shared
+		 * buffers is read again by every batch.
 		 */
-		if (input_rel->pages > NBuffers)
-			run += fetch_pages_reread(input_rel, tuples, wanted) * spc_seq_page_cost;
+		if (input_rel->pages > NBuffers && fetched > 0)
+			run += fetch_pages_reread(input_rel, tuples, fetched) * spc_seq_page_cost;
 	}
 
 	/*
