@@ -11,7 +11,6 @@
  */
 #include "postgres.h"
 
-#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "radik_carry.h"
@@ -36,18 +35,6 @@ append_row(RadikRowStore *store, const ItemPointerData *tid, const void *tuple_d
 	memcpy((char *) row + RADIK_CARRIED_ROW_HEADER, tuple_data, len);
 	store->used += carried_row_bytes(len);
 	return RADIK_CARRIED_ID_FLAG | (uint64) offset;
-}
-
-double
-radik_carry_capacity_rows(double pages, double tuples)
-{
-	double		row_bytes = 200.0;
-
-	if (pages > 0 && tuples > 0)
-		row_bytes = pages * BLCKSZ / tuples;
-	if ((double) work_mem * 1024.0 < RADIK_CARRY_PAGE_BYTES)
-		return 0.0;				/* too small a store to carry anything (make_row_store) */
-	return (double) work_mem * 1024.0 / (RADIK_CARRIED_ROW_HEADER + row_bytes);
 }
 
 bool

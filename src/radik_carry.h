@@ -88,12 +88,6 @@ radik_store_has_page_room(const RadikRowStore *store)
 	return store->capacity - store->used >= RADIK_CARRY_PAGE_BYTES;
 }
 
-/*
- * About how many rows of a table of pages pages and tuples rows a store of work_mem holds, judging
- * a row's size by the pages' bytes per row (free space included); for the planner.
- */
-extern double radik_carry_capacity_rows(double pages, double tuples);
-
 /* Make store hold at least bytes more, growing it within its limit; false if it cannot. */
 extern bool radik_store_make_room(RadikRowStore *store, Size bytes);
 

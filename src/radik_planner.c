@@ -72,7 +72,6 @@
 #include "utils/spccache.h"
 
 #include "radik.h"
-#include "radik_carry.h"
 #include "radik_scan.h"
 #include "radik_select.h"
 

@@ -161,6 +161,13 @@ radik_scan_create_state(CustomScan *cscan)
 	return (Node *) state;
 }
 
+/* A heap row's bytes, judged by the table's pages and tuples (free space included). */
+static double
+estimated_row_bytes(double pages, double tuples)
+{
+	return pages > 0 && tuples > 0 ? pages * BLCKSZ / tuples : 200.0;
+}
+
 /*
  * How many rows one fetch batch holds: as many as fit in work_mem, judging a row's size by the
  * table's pages and tuples (a heap tuple copy plus its bookkeeping), but at least a thousand.
@@ -169,13 +176,26 @@ radik_scan_create_state(CustomScan *cscan)
 double
 radik_fetch_batch_rows(double pages, double tuples)
 {
-	double		tuple_bytes = 200.0;
+	double		tuple_bytes = estimated_row_bytes(pages, tuples);
 	double		budget = (double) work_mem * 1024.0;
 
-	if (pages > 0 && tuples > 0)
-		tuple_bytes = pages * BLCKSZ / tuples;
 	tuple_bytes += HEAPTUPLESIZE + 2 * sizeof(void *) + sizeof(RadikFetchOrder) + 16;
 	return Max(1024.0, Min(budget / tuple_bytes, (double) (MaxAllocSize / sizeof(RadikFetchOrder))));
+}
+
+/*
+ * How many rows the scan's row store holds (work_mem, see run_selection), judging a row's size
+ * as radik_fetch_batch_rows does; 0 when the store is too small to carry a page's rows
+ * (make_row_store in radik_select.c).  The planner uses it to cost the rows carried.
+ */
+double
+radik_carry_capacity_rows(double pages, double tuples)
+{
+	double		budget = (double) work_mem * 1024.0;
+
+	if (budget < RADIK_CARRY_PAGE_BYTES)
+		return 0.0;
+	return budget / (RADIK_CARRIED_ROW_HEADER + estimated_row_bytes(pages, tuples));
 }
 
 /* Does the node's target list read no column of the table but attnum? */

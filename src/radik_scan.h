@@ -40,4 +40,7 @@ extern const CustomScanMethods radik_scan_methods;
 /* Rows fetched per batch by TID, for a table of these pages and tuples (under work_mem). */
 extern double radik_fetch_batch_rows(double pages, double tuples);
 
+/* Rows whose copies the scan's row store holds under work_mem (radik_carry.h), likewise. */
+extern double radik_carry_capacity_rows(double pages, double tuples);
+
 #endif							/* RADIK_SCAN_H */
