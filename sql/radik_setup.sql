@@ -128,12 +128,13 @@ BEGIN
 					  coalesce(got_error, 'no error'), coalesce(want_error, 'no error'));
 	END IF;
 
-	-- The answers in order, position by position, as text.
+	-- The answers in order, position by position, as text (whole rows as ROW(x.*), so that a
+	-- column named like the alias cannot stand in for the row).
 	SELECT count(*) INTO n_got FROM radik_got;
 	SELECT count(*) INTO n_want FROM radik_want;
 	SELECT coalesce(g.pos, w.pos), g.row, w.row INTO pos, got_row, want_row
-		FROM (SELECT row_number() OVER (ORDER BY ctid) AS pos, g::text AS row FROM radik_got g) g
-		FULL JOIN (SELECT row_number() OVER (ORDER BY ctid) AS pos, w::text AS row FROM radik_want w) w
+		FROM (SELECT row_number() OVER (ORDER BY ctid) AS pos, ROW(g.*)::text AS row FROM radik_got g) g
+		FULL JOIN (SELECT row_number() OVER (ORDER BY ctid) AS pos, ROW(w.*)::text AS row FROM radik_want w) w
 		USING (pos)
 		WHERE g.row IS DISTINCT FROM w.row
 		ORDER BY 1 LIMIT 1;
@@ -169,8 +170,8 @@ BEGIN
 		PERFORM set_config('radik.enabled', 'off', true);
 		EXECUTE format($q$
 			SELECT count(*), min(g.row)
-			FROM (SELECT g::text AS row, count(*) AS n FROM radik_got g GROUP BY 1) g
-			LEFT JOIN (SELECT b::text AS row, count(*) AS n FROM (%s) b GROUP BY 1) b USING (row)
+			FROM (SELECT ROW(g.*)::text AS row, count(*) AS n FROM radik_got g GROUP BY 1) g
+			LEFT JOIN (SELECT ROW(b.*)::text AS row, count(*) AS n FROM (%s) b GROUP BY 1) b USING (row)
 			WHERE b.n IS NULL OR b.n < g.n$q$, base) INTO missing, got_row;
 		PERFORM set_config('radik.enabled', 'on', true);
 		IF missing > 0 THEN

@@ -1,0 +1,154 @@
+-- radik_fuzz: hundreds of generated queries, each compared with PostgreSQL's own answer
+-- (radik_compare in radik_setup.sql), to reach the combinations the hand-written tests do not
+-- list: sort keys of every supported type and expressions over them, both directions and NULL
+-- placements, a second key, OFFSET, WHERE clauses that radik runs on raw column values and
+-- others, whole rows and key-only output, with and without parallel workers, a row store that
+-- fills up (work_mem 64kB), the threshold seed on and off; over a table whose pages hold dead
+-- and updated rows, NULLs, TOASTed values, a dropped column and columns added after rows were
+-- written (missing attributes), and over a plain all-visible one.
+--
+-- The generator is random but seeded (setseed), so every run asks the same questions; the
+-- answers are never written into this file: a query passes when radik's answer is PostgreSQL's
+-- (rows tied on the sort keys may differ, their keys may not; see radik_compare) or when both
+-- raise the same error.  The output is the count of queries and every query that failed.
+LOAD 'radik';
+SET radik.force = on;
+SET min_parallel_table_scan_size = 0;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SELECT setseed(0.20261121);
+
+-- radik_fz1: 36000 rows written in two rounds around a dropped and two added columns (the
+-- first round's rows have no m and w: they read as m's default 42 and w's NULL), then updated
+-- and deleted in part and not vacuumed, so its pages mix dead, updated and missing attributes.
+CREATE TABLE radik_fz1 (id int8, a int4, pad text, b float8, c float4, d int2, e timestamp,
+						dropped int4, g int8);
+ALTER TABLE radik_fz1 ALTER pad SET STORAGE EXTERNAL;
+CREATE FUNCTION radik_fz_b(u float8) RETURNS float8 LANGUAGE sql AS $$
+	SELECT CASE WHEN u < 0.03 THEN NULL WHEN u < 0.04 THEN 'NaN' WHEN u < 0.045 THEN 'Infinity'
+				WHEN u < 0.05 THEN '-Infinity' WHEN u < 0.06 THEN -0.0
+				ELSE round((u * 1000 - 500)::numeric, 1)::float8 END
+$$;
+INSERT INTO radik_fz1
+SELECT i, CASE WHEN random() < 0.1 THEN NULL ELSE (random() * 200)::int4 - 100 END,
+	CASE WHEN random() < 0.1 THEN NULL
+		 WHEN random() < 0.005 THEN repeat(md5(i::text), 300)
+		 ELSE repeat('x', (random() * 30)::int4) END,
+	radik_fz_b(random()), random()::float4, (random() * 60000 - 30000)::int2,
+	timestamp '2000-01-01' + date_trunc('minute', random() * interval '1000 days'),
+	i, ((random() - 0.5) * 1.8e19)::int8
+FROM generate_series(1, 30000) i;
+ALTER TABLE radik_fz1 DROP COLUMN dropped;
+ALTER TABLE radik_fz1 ADD COLUMN m int4 DEFAULT 42, ADD COLUMN w float4;
+INSERT INTO radik_fz1
+SELECT i, (random() * 200)::int4 - 100, 'late', radik_fz_b(random()), random()::float4,
+	(random() * 60000 - 30000)::int2, timestamp '2001-06-01' + i * interval '1 minute',
+	((random() - 0.5) * 1.8e19)::int8, (random() * 100)::int4,
+	CASE WHEN random() < 0.2 THEN NULL ELSE random()::float4 END
+FROM generate_series(30001, 36000) i;
+UPDATE radik_fz1 SET c = c + 1, a = a + 1 WHERE id % 13 = 0;
+DELETE FROM radik_fz1 WHERE id % 17 = 0;
+ALTER TABLE radik_fz1 SET (parallel_workers = 2, autovacuum_enabled = off);
+ANALYZE radik_fz1;
+
+-- radik_fz2: fixed-width columns without NULLs, then two added columns (the first 20000 rows
+-- have none: m reads as its default 7 there), vacuumed: all-visible pages, where radik reads
+-- every column up to m at a cached offset.
+CREATE TABLE radik_fz2 (id int8, c float4, a int4, b float8, d int2, g int8, e timestamp,
+						w float4);
+INSERT INTO radik_fz2
+SELECT i, random()::float4, (random() * 200)::int4 - 100, coalesce(radik_fz_b(random()), 1.5),
+	(random() * 60000 - 30000)::int2, ((random() - 0.5) * 1.8e19)::int8,
+	timestamp '2000-01-01' + date_trunc('minute', random() * interval '1000 days'),
+	random()::float4
+FROM generate_series(1, 20000) i;
+ALTER TABLE radik_fz2 ADD COLUMN m int4 DEFAULT 7, ADD COLUMN pad text;
+INSERT INTO radik_fz2
+SELECT i, random()::float4, (random() * 200)::int4 - 100, coalesce(radik_fz_b(random()), 1.5),
+	(random() * 60000 - 30000)::int2, ((random() - 0.5) * 1.8e19)::int8,
+	timestamp '2000-01-01' + date_trunc('minute', random() * interval '1000 days'),
+	random()::float4, (random() * 14)::int4, CASE WHEN random() < 0.3 THEN NULL ELSE 'p' || i END
+FROM generate_series(20001, 30000) i;
+ALTER TABLE radik_fz2 SET (parallel_workers = 2);
+VACUUM ANALYZE radik_fz2;
+
+-- A random element of a list.
+CREATE FUNCTION radik_fz_pick(choices text[]) RETURNS text LANGUAGE sql AS $$
+	SELECT choices[1 + floor(random() * array_length(choices, 1))::int4]
+$$;
+
+-- One generated query: SELECT [rest,] key1 AS k1 [, key2 AS k2] FROM t [WHERE ...]
+-- ORDER BY key1 [, key2] LIMIT k [OFFSET m], with the sort keys always in the output (k1, k2)
+-- so that tied rows can be compared by their keys; rest is '*', 'id' or nothing (then only the
+-- keys are read: radik makes the rows from them).
+CREATE FUNCTION radik_fz_query(OUT stmt text, OUT keys text, OUT base text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	tbl text := radik_fz_pick(ARRAY['radik_fz1', 'radik_fz2']);
+	key1 text := radik_fz_pick(ARRAY['a', 'b', 'c', 'd', 'e', 'g', 'id', 'm', 'w',
+									 'b * 2 - a', 'abs(c - 0.5)', 'a % 7', 'g / 1000 + d',
+									 'e - interval ''1 day'' * a', 'c::float8 + coalesce(w, 0)',
+									 'a / (d % 5)']);
+	key2 text := radik_fz_pick(ARRAY['', '', 'id', 'id DESC', 'a', 'c DESC']);
+	dir text := radik_fz_pick(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']);
+	rest text := radik_fz_pick(ARRAY['*, ', 'id, ', '']);
+	clauses text[] := ARRAY['a % 7 <> 0', 'id % 10 <> 0', 'a > 10', 'b < 100', 'c >= 0.25',
+							'd <> 0', 'a IS NOT NULL', 'pad IS NULL', 'length(pad) > 5',
+							'e > ''2001-01-01''', 'g > 0', 'm > 6', 'NOT (a < 0)',
+							'a BETWEEN -5 AND 50', '(c > 0.5 OR d < 0)', 'w < 0.9', 'b = b'];
+	qual text := '';
+	select_list text;
+	order_by text;
+BEGIN
+	IF random() < 0.6 THEN
+		qual := ' WHERE ' || radik_fz_pick(clauses);
+		IF random() < 0.4 THEN
+			qual := qual || ' AND ' || radik_fz_pick(clauses);
+		END IF;
+	END IF;
+	select_list := rest || key1 || ' AS k1';
+	order_by := key1 || dir;
+	keys := 'k1';
+	IF key2 <> '' THEN
+		select_list := select_list || ', ' || split_part(key2, ' ', 1) || ' AS k2';
+		order_by := order_by || ', ' || key2;
+		keys := 'k1, k2';
+	END IF;
+	base := format('SELECT %s FROM %s%s', select_list, tbl, qual);
+	stmt := format('%s ORDER BY %s LIMIT %s', base, order_by,
+				   radik_fz_pick(ARRAY['1', '3', '10', '100', '1000', '5000', '40000']))
+		|| CASE WHEN random() < 0.25 THEN ' OFFSET ' || radik_fz_pick(ARRAY['5', '999'])
+				ELSE '' END;
+END $$;
+
+-- Run n generated queries, each under generated settings; one row per query.
+CREATE FUNCTION radik_fz_run(n int)
+RETURNS TABLE (stmt text, settings text, result text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	q record;
+BEGIN
+	FOR i IN 1..n LOOP
+		settings := format('max_parallel_workers_per_gather=%s work_mem=%s radik.threshold_seed=%s',
+						   radik_fz_pick(ARRAY['0', '2']), radik_fz_pick(ARRAY['64kB', '4MB']),
+						   radik_fz_pick(ARRAY['on', 'off']));
+		PERFORM set_config(split_part(s, '=', 1), split_part(s, '=', 2), true)
+			FROM unnest(string_to_array(settings, ' ')) s;
+		q := radik_fz_query();
+		stmt := q.stmt;
+		result := radik_compare(q.stmt, NULL, q.keys, q.base);
+		RETURN NEXT;
+	END LOOP;
+END $$;
+
+CREATE TEMP TABLE radik_fz_results AS SELECT * FROM radik_fz_run(400);
+
+SELECT count(*) AS queries,
+	   count(*) FILTER (WHERE result = 'ok' OR result LIKE 'same error: %') AS agreed,
+	   count(*) FILTER (WHERE result LIKE 'same error: %') > 0 AS some_raised_errors
+FROM radik_fz_results;
+SELECT stmt, settings, result
+FROM radik_fz_results
+WHERE result <> 'ok' AND result NOT LIKE 'same error: %';
+
+DROP TABLE radik_fz1, radik_fz2;
