@@ -69,6 +69,24 @@ struct Tile
 	static constexpr int SIZE = ITEMS * THREADS;
 };
 
+/*
+ * A thread's share of the tile starting at base: item j is keys[base + j * THREADS + threadIdx.x]
+ * (so each load instruction of a warp reads consecutive keys), 0 past length.
+ */
+template <typename Key>
+__device__ __forceinline__ void
+load_tile(Key (&items)[Tile<Key>::ITEMS], const Key *keys, unsigned long long base,
+		  unsigned long long length)
+{
+#pragma unroll
+	for (int j = 0; j < Tile<Key>::ITEMS; j++)
+	{
+		const unsigned long long i = base + (unsigned long long) j * THREADS + threadIdx.x;
+
+		items[j] = i < length ? keys[i] : (Key) 0;
+	}
+}
+
 enum RoundAction : int
 {
 	ACTION_KEEP = 0,			/* chosen bin's keys become the next round's candidates */
@@ -692,27 +710,13 @@ filter_kernel(SelectArgs<Key> a, int round)
 	const unsigned long long stride = (unsigned long long) gridDim.x * TILE;
 	Key			key[ITEMS];
 
-#pragma unroll
-	for (int j = 0; j < ITEMS; j++)
-	{
-		const unsigned long long i = (unsigned long long) blockIdx.x * TILE +
-			(unsigned long long) j * THREADS + threadIdx.x;
-
-		key[j] = i < f.length ? f.keys[i] : (Key) 0;
-	}
+	load_tile(key, f.keys, (unsigned long long) blockIdx.x * TILE, f.length);
 	for (unsigned long long base = (unsigned long long) blockIdx.x * TILE; base < f.length;
 		 base += stride)
 	{
 		Key			next[ITEMS];	/* the next tile's keys, loading while this one is sorted out */
 
-#pragma unroll
-		for (int j = 0; j < ITEMS; j++)
-		{
-			const unsigned long long i = base + stride + (unsigned long long) j * THREADS +
-				threadIdx.x;
-
-			next[j] = i < f.length ? f.keys[i] : (Key) 0;
-		}
+		load_tile(next, f.keys, base + stride, f.length);
 #pragma unroll
 		for (int j = 0; j < ITEMS; j++)
 		{
@@ -896,14 +900,7 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 	const unsigned long long stride = (unsigned long long) gridDim.x * TILE;
 	Key			key[ITEMS];
 
-#pragma unroll
-	for (int j = 0; j < ITEMS; j++)
-	{
-		const unsigned long long i = (unsigned long long) blockIdx.x * TILE +
-			(unsigned long long) j * THREADS + threadIdx.x;
-
-		key[j] = i < f.length ? f.keys[i] : (Key) 0;
-	}
+	load_tile(key, f.keys, (unsigned long long) blockIdx.x * TILE, f.length);
 	for (unsigned long long base = (unsigned long long) blockIdx.x * TILE; base < f.length;
 		 base += stride)
 	{
@@ -911,14 +908,7 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 		unsigned int kinds = 0;		/* 2 bits per item: 0 dropped, 1 out, 2 tie, 3 kept */
 		unsigned long long mine = 0;
 
-#pragma unroll
-		for (int j = 0; j < ITEMS; j++)
-		{
-			const unsigned long long i = base + stride + (unsigned long long) j * THREADS +
-				threadIdx.x;
-
-			next[j] = i < f.length ? f.keys[i] : (Key) 0;
-		}
+		load_tile(next, f.keys, base + stride, f.length);
 #pragma unroll
 		for (int j = 0; j < ITEMS; j++)
 		{

@@ -299,14 +299,7 @@ small_filter_kernel(SelectArgs<Key> a)
 	Key			key[ITEMS];
 
 	/* the first tile loads while the threshold kernel is still running */
-#pragma unroll
-	for (int j = 0; j < ITEMS; j++)
-	{
-		const unsigned long long i = (unsigned long long) blockIdx.x * TILE +
-			(unsigned long long) j * THREADS + threadIdx.x;
-
-		key[j] = i < length ? keys[i] : (Key) 0;
-	}
+	load_tile(key, keys, (unsigned long long) blockIdx.x * TILE, length);
 	wait_for_prior_kernel();
 
 	SegmentState *st = &a.states[s];
@@ -329,14 +322,7 @@ small_filter_kernel(SelectArgs<Key> a)
 	{
 		Key			next[ITEMS];	/* the next tile's keys, loading while this one is tested */
 
-#pragma unroll
-		for (int j = 0; j < ITEMS; j++)
-		{
-			const unsigned long long i = base + stride + (unsigned long long) j * THREADS +
-				threadIdx.x;
-
-			next[j] = i < length ? keys[i] : (Key) 0;
-		}
+		load_tile(next, keys, base + stride, length);
 #pragma unroll
 		for (int j = 0; j < ITEMS; j++)
 		{

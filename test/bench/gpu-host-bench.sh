@@ -5,12 +5,13 @@
 # the 50M-row one), then shows EXPLAIN ANALYZE of radik's plan on the last table, in a new
 # session per k (so the first query pays the GPU start) with max_parallel_workers_per_gather = 8.
 #   usage: TABLES='10000000 50000000' SHAPES='v i8' bash test/bench/gpu-host-bench.sh [ks...]
-#   (output also in $OUT: bench.md, explain.txt)
+#   (output also in $OUT: bench.md, explain.txt; SERVER_OPTIONS adds postgres options, say
+#   "-c huge_pages=on"; REUSE_TABLE=1 keeps a table of the right size from an earlier run)
 set -euo pipefail
 OUT=${OUT:-/tmp/radik-bench-out}
 TABLES=${TABLES:-10000000 50000000}
 mkdir -p "$OUT"
-bash .gpu/on-host start -c shared_buffers=16GB -c max_worker_processes=16 >"$OUT/server.log" 2>&1 || { cat "$OUT/server.log"; exit 1; }
+bash .gpu/on-host start -c shared_buffers=16GB -c max_worker_processes=16 ${SERVER_OPTIONS:-} >"$OUT/server.log" 2>&1 || { cat "$OUT/server.log"; exit 1; }
 source .gpu/env
 trap 'bash .gpu/on-host stop >/dev/null 2>&1' EXIT
 { make -s -j16 with_llvm=no && make -s with_llvm=no install; } >"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }

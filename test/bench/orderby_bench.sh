@@ -11,6 +11,7 @@
 # warm-up run in the same session, which pays the GPU start.
 # Needs a running server (PGHOST/PGPORT) with radik installed and shared_buffers large enough.
 #   usage: ROWS=50000000 REPS=3 PG_REPS=3 SHAPES='v i8 star where' bash test/bench/orderby_bench.sh [ks...]
+#   REUSE_TABLE=1: keep t when it already holds $ROWS rows (it is still warmed).
 set -euo pipefail
 ROWS=${ROWS:-50000000}
 REPS=${REPS:-3}
@@ -20,13 +21,16 @@ SHAPES=${SHAPES:-v i8 star where}	# which query shapes to run (see the case belo
 PG_REPS=${PG_REPS:-$REPS}
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
-psql_q <<SQL
-CREATE EXTENSION IF NOT EXISTS radik;
-CREATE EXTENSION IF NOT EXISTS pg_prewarm;
+psql_q -c "CREATE EXTENSION IF NOT EXISTS radik" -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm"
+if [ "${REUSE_TABLE:-0}" != 1 ] || [ "$(psql_q -c "SELECT count(*) FROM t" 2>/dev/null)" != "$ROWS" ]; then
+	psql_q <<SQL
 DROP TABLE IF EXISTS t;
 CREATE TABLE t AS SELECT g::int8 AS id, random()::float4 AS v, (random() * 9e18)::int8 AS i8
   FROM generate_series(1, $ROWS) g;
 VACUUM ANALYZE t;
+SQL
+fi
+psql_q <<SQL
 SELECT pg_prewarm('t');
 CREATE OR REPLACE FUNCTION bench_ms(q text, reps int) RETURNS float8 LANGUAGE plpgsql AS \$\$
 DECLARE times float8[] := '{}'; line text; ms float8;
