@@ -18,9 +18,10 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SELECT setseed(0.20261121);
 
--- radik_fz1: 36000 rows written in two rounds around a dropped and two added columns (the
--- first round's rows have no m and w: they read as m's default 42 and w's NULL), then updated
--- and deleted in part and not vacuumed, so its pages mix dead, updated and missing attributes.
+-- radik_fz1: 36000 rows written in two rounds around a dropped column and five added ones (the
+-- first round's rows have none of m, w, dt, tz, tm: they read as the defaults 42, NULL,
+-- 2020-02-29, NULL, 12:00), then updated and deleted in part and not vacuumed, so its pages mix
+-- dead, updated and missing attributes.
 CREATE TABLE radik_fz1 (id int8, a int4, pad text, b float8, c float4, d int2, e timestamp,
 						dropped int4, g int8);
 ALTER TABLE radik_fz1 ALTER pad SET STORAGE EXTERNAL;
@@ -39,12 +40,18 @@ SELECT i, CASE WHEN random() < 0.1 THEN NULL ELSE (random() * 200)::int4 - 100 E
 	i, ((random() - 0.5) * 1.8e19)::int8
 FROM generate_series(1, 30000) i;
 ALTER TABLE radik_fz1 DROP COLUMN dropped;
-ALTER TABLE radik_fz1 ADD COLUMN m int4 DEFAULT 42, ADD COLUMN w float4;
+ALTER TABLE radik_fz1 ADD COLUMN m int4 DEFAULT 42, ADD COLUMN w float4,
+	ADD COLUMN dt date DEFAULT '2020-02-29', ADD COLUMN tz timestamptz,
+	ADD COLUMN tm time DEFAULT '12:00';
 INSERT INTO radik_fz1
 SELECT i, (random() * 200)::int4 - 100, 'late', radik_fz_b(random()), random()::float4,
 	(random() * 60000 - 30000)::int2, timestamp '2001-06-01' + i * interval '1 minute',
 	((random() - 0.5) * 1.8e19)::int8, (random() * 100)::int4,
-	CASE WHEN random() < 0.2 THEN NULL ELSE random()::float4 END
+	CASE WHEN random() < 0.2 THEN NULL ELSE random()::float4 END,
+	date '2020-01-01' + (random() * 120)::int4,
+	CASE WHEN random() < 0.1 THEN NULL
+		 ELSE timestamptz '2020-01-01 00:00+00' + random() * interval '90 days' END,
+	time '00:00' + date_trunc('second', random() * interval '24 hours')
 FROM generate_series(30001, 36000) i;
 UPDATE radik_fz1 SET c = c + 1, a = a + 1 WHERE id % 13 = 0;
 DELETE FROM radik_fz1 WHERE id % 17 = 0;
@@ -55,19 +62,24 @@ ANALYZE radik_fz1;
 -- have none: m reads as its default 7 there), vacuumed: all-visible pages, where radik reads
 -- every column up to m at a cached offset.
 CREATE TABLE radik_fz2 (id int8, c float4, a int4, b float8, d int2, g int8, e timestamp,
-						w float4);
+						w float4, dt date, tm time, tz timestamptz);
 INSERT INTO radik_fz2
 SELECT i, random()::float4, (random() * 200)::int4 - 100, coalesce(radik_fz_b(random()), 1.5),
 	(random() * 60000 - 30000)::int2, ((random() - 0.5) * 1.8e19)::int8,
 	timestamp '2000-01-01' + date_trunc('minute', random() * interval '1000 days'),
-	random()::float4
+	random()::float4, date '2020-01-01' + (random() * 120)::int4,
+	time '00:00' + date_trunc('second', random() * interval '24 hours'),
+	timestamptz '2020-01-01 00:00+00' + random() * interval '90 days'
 FROM generate_series(1, 20000) i;
 ALTER TABLE radik_fz2 ADD COLUMN m int4 DEFAULT 7, ADD COLUMN pad text;
 INSERT INTO radik_fz2
 SELECT i, random()::float4, (random() * 200)::int4 - 100, coalesce(radik_fz_b(random()), 1.5),
 	(random() * 60000 - 30000)::int2, ((random() - 0.5) * 1.8e19)::int8,
 	timestamp '2000-01-01' + date_trunc('minute', random() * interval '1000 days'),
-	random()::float4, (random() * 14)::int4, CASE WHEN random() < 0.3 THEN NULL ELSE 'p' || i END
+	random()::float4, date '2020-01-01' + (random() * 120)::int4,
+	time '00:00' + date_trunc('second', random() * interval '24 hours'),
+	timestamptz '2020-01-01 00:00+00' + random() * interval '90 days',
+	(random() * 14)::int4, CASE WHEN random() < 0.3 THEN NULL ELSE 'p' || i END
 FROM generate_series(20001, 30000) i;
 ALTER TABLE radik_fz2 SET (parallel_workers = 2);
 VACUUM ANALYZE radik_fz2;
@@ -85,9 +97,10 @@ CREATE FUNCTION radik_fz_query(OUT stmt text, OUT keys text, OUT base text)
 LANGUAGE plpgsql AS $$
 DECLARE
 	tbl text := radik_fz_pick(ARRAY['radik_fz1', 'radik_fz2']);
-	key1 text := radik_fz_pick(ARRAY['a', 'b', 'c', 'd', 'e', 'g', 'id', 'm', 'w',
-									 'b * 2 - a', 'abs(c - 0.5)', 'a % 7', 'g / 1000 + d',
+	key1 text := radik_fz_pick(ARRAY['a', 'b', 'c', 'd', 'e', 'g', 'id', 'm', 'w', 'dt', 'tz',
+									 'tm', 'b * 2 - a', 'abs(c - 0.5)', 'a % 7', 'g / 1000 + d',
 									 'e - interval ''1 day'' * a', 'c::float8 + coalesce(w, 0)',
+									 'dt - a', 'tm + interval ''1 minute'' * d',
 									 'a / (d % 5)']);
 	key2 text := radik_fz_pick(ARRAY['', '', 'id', 'id DESC', 'a', 'c DESC']);
 	dir text := radik_fz_pick(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']);
@@ -95,7 +108,8 @@ DECLARE
 	clauses text[] := ARRAY['a % 7 <> 0', 'id % 10 <> 0', 'a > 10', 'b < 100', 'c >= 0.25',
 							'd <> 0', 'a IS NOT NULL', 'pad IS NULL', 'length(pad) > 5',
 							'e > ''2001-01-01''', 'g > 0', 'm > 6', 'NOT (a < 0)',
-							'a BETWEEN -5 AND 50', '(c > 0.5 OR d < 0)', 'w < 0.9', 'b = b'];
+							'a BETWEEN -5 AND 50', '(c > 0.5 OR d < 0)', 'w < 0.9', 'b = b',
+							'dt > ''2020-02-01''', 'tm < ''13:00''', 'tz IS NOT NULL'];
 	qual text := '';
 	select_list text;
 	order_by text;
