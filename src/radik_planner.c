@@ -103,7 +103,8 @@
  * a Gather pays per tuple): a key and a row id (and the row, when carried) copied into a batch
  * of the worker's queue, then out of it and selected, not a tuple sent on its own.  Measured
  * (5M rows, 2 workers, k = 1000000, CPU engine): 1.2M rows sent cost the backend about 50 ms of
- * copying and selecting, a fifth of what the planner's units say a Gather's tuple costs there.
+ * copying and selecting, about a fifth of what the planner's units say a Gather's tuple costs
+ * there; counted at a quarter, for the workers' side of the copy.
  */
 #define SENT_ROW_PARALLEL_TUPLE_COSTS 0.25
 
