@@ -63,24 +63,20 @@ ANALYZE radik_fz1;
 -- every column up to m at a cached offset.
 CREATE TABLE radik_fz2 (id int8, c float4, a int4, b float8, d int2, g int8, e timestamp,
 						w float4, dt date, tm time, tz timestamptz);
-INSERT INTO radik_fz2
-SELECT i, random()::float4, (random() * 200)::int4 - 100, coalesce(radik_fz_b(random()), 1.5),
-	(random() * 60000 - 30000)::int2, ((random() - 0.5) * 1.8e19)::int8,
-	timestamp '2000-01-01' + date_trunc('minute', random() * interval '1000 days'),
-	random()::float4, date '2020-01-01' + (random() * 120)::int4,
-	time '00:00' + date_trunc('second', random() * interval '24 hours'),
-	timestamptz '2020-01-01 00:00+00' + random() * interval '90 days'
-FROM generate_series(1, 20000) i;
+CREATE TEMP TABLE radik_fz2_rows AS
+SELECT i::int8 AS id, random()::float4 AS c, (random() * 200)::int4 - 100 AS a,
+	coalesce(radik_fz_b(random()), 1.5) AS b, (random() * 60000 - 30000)::int2 AS d,
+	((random() - 0.5) * 1.8e19)::int8 AS g,
+	timestamp '2000-01-01' + date_trunc('minute', random() * interval '1000 days') AS e,
+	random()::float4 AS w, date '2020-01-01' + (random() * 120)::int4 AS dt,
+	time '00:00' + date_trunc('second', random() * interval '24 hours') AS tm,
+	timestamptz '2020-01-01 00:00+00' + random() * interval '90 days' AS tz
+FROM generate_series(1, 30000) i;
+INSERT INTO radik_fz2 SELECT * FROM radik_fz2_rows WHERE id <= 20000;
 ALTER TABLE radik_fz2 ADD COLUMN m int4 DEFAULT 7, ADD COLUMN pad text;
 INSERT INTO radik_fz2
-SELECT i, random()::float4, (random() * 200)::int4 - 100, coalesce(radik_fz_b(random()), 1.5),
-	(random() * 60000 - 30000)::int2, ((random() - 0.5) * 1.8e19)::int8,
-	timestamp '2000-01-01' + date_trunc('minute', random() * interval '1000 days'),
-	random()::float4, date '2020-01-01' + (random() * 120)::int4,
-	time '00:00' + date_trunc('second', random() * interval '24 hours'),
-	timestamptz '2020-01-01 00:00+00' + random() * interval '90 days',
-	(random() * 14)::int4, CASE WHEN random() < 0.3 THEN NULL ELSE 'p' || i END
-FROM generate_series(20001, 30000) i;
+SELECT r.*, (random() * 14)::int4, CASE WHEN random() < 0.3 THEN NULL ELSE 'p' || id END
+FROM radik_fz2_rows r WHERE id > 20000;
 ALTER TABLE radik_fz2 SET (parallel_workers = 2);
 VACUUM ANALYZE radik_fz2;
 
@@ -165,4 +161,4 @@ SELECT stmt, settings, result
 FROM radik_fz_results
 WHERE result <> 'ok' AND result NOT LIKE 'same error: %';
 
-DROP TABLE radik_fz1, radik_fz2;
+DROP TABLE radik_fz1, radik_fz2, radik_fz2_rows;
