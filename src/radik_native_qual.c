@@ -923,49 +923,57 @@ compile_simple(RadikNativeQual *qual)
 }
 
 /*
- * The simple clauses' verdict on the tuple whose data (after its header) is at data, a tuple
- * without NULLs holding every column they read: RADIK_QUAL_TRUE or RADIK_QUAL_FALSE, or
+ * One simple clause's verdict on the tuple whose data (after its header) is at data, a tuple
+ * without NULLs holding the column it reads: RADIK_QUAL_TRUE or RADIK_QUAL_FALSE, or
  * RADIK_QUAL_ASK_EXECUTOR when arithmetic would fail or its dividend is too wide for the
  * constant division (the general path must run the row).
  */
 static pg_attribute_always_inline RadikQualResult
-simple_row_verdict(const RadikNativeQual *qual, const char *data)
+simple_clause_verdict(const SimpleClause *clause, const char *data)
 {
-	RadikQualResult verdict = RADIK_QUAL_TRUE;
+	const char *field = data + clause->offset;
+	int64		value;
 
-	/* in clause order, the first false one failing the row, as ExecQual's AND */
-	for (int c = 0; c < qual->nsimple && verdict == RADIK_QUAL_TRUE; c++)
+	if (clause->is_float)
 	{
-		const SimpleClause *clause = &qual->simple[c];
-		const char *field = data + clause->offset;
-		int64		value;
+		uint64		key = radik_key_from_float8(clause->column_type == FLOAT4OID ?
+												(double) *(const float4 *) field :
+												*(const float8 *) field);
 
-		if (clause->is_float)
-		{
-			uint64		key = radik_key_from_float8(clause->column_type == FLOAT4OID ?
-													(double) *(const float4 *) field :
-													*(const float8 *) field);
-
-			if (!COMPARED(clause->truth_table, key, clause->float_key))
-				verdict = RADIK_QUAL_FALSE;
-			continue;
-		}
-		value = clause->column_type == INT2OID ? *(const int16 *) field :
-			clause->column_type == INT4OID ? *(const int32 *) field : *(const int64 *) field;
-		if (clause->divisor.magnitude != 0)
-		{
-			if (!divide_by_constant(&clause->divisor, value, clause->arith_op == OP_DIV, &value) ||
-				!fits(value, clause->arith_bytes))
-				return RADIK_QUAL_ASK_EXECUTOR;
-		}
-		else if (clause->has_arith &&
-				 !arithmetic(clause->arith_op, clause->arith_bytes, value,
-							 clause->arith_value, &value))
-			return RADIK_QUAL_ASK_EXECUTOR;
-		if (!COMPARED(clause->truth_table, value, clause->int_value))
-			verdict = RADIK_QUAL_FALSE;
+		return COMPARED(clause->truth_table, key, clause->float_key) ?
+			RADIK_QUAL_TRUE : RADIK_QUAL_FALSE;
 	}
-	return verdict;
+	value = clause->column_type == INT2OID ? *(const int16 *) field :
+		clause->column_type == INT4OID ? *(const int32 *) field : *(const int64 *) field;
+	if (clause->divisor.magnitude != 0)
+	{
+		if (!divide_by_constant(&clause->divisor, value, clause->arith_op == OP_DIV, &value) ||
+			!fits(value, clause->arith_bytes))
+			return RADIK_QUAL_ASK_EXECUTOR;
+	}
+	else if (clause->has_arith &&
+			 !arithmetic(clause->arith_op, clause->arith_bytes, value,
+						 clause->arith_value, &value))
+		return RADIK_QUAL_ASK_EXECUTOR;
+	return COMPARED(clause->truth_table, value, clause->int_value) ?
+		RADIK_QUAL_TRUE : RADIK_QUAL_FALSE;
+}
+
+/*
+ * The verdict of clauses[0 .. nclauses) on a tuple: the first clause that is not true decides
+ * (false fails the row, as ExecQual's AND does, before any later clause could fail to compute).
+ */
+static pg_attribute_always_inline RadikQualResult
+simple_clauses_verdict(const SimpleClause *clauses, int nclauses, const char *data)
+{
+	for (int c = 0; c < nclauses; c++)
+	{
+		RadikQualResult verdict = simple_clause_verdict(&clauses[c], data);
+
+		if (verdict != RADIK_QUAL_TRUE)
+			return verdict;
+	}
+	return RADIK_QUAL_TRUE;
 }
 
 /*
@@ -986,23 +994,28 @@ run_simple_page(const RadikNativeQual *qual, Page page, const OffsetNumber *offs
 		if ((tuple->t_infomask & HEAP_HASNULL) != 0 ||
 			HeapTupleHeaderGetNatts(tuple) < qual->simple_max_attnum)
 			return false;
-		verdicts[row] = simple_row_verdict(qual, (const char *) tuple + tuple->t_hoff);
+		verdicts[row] = simple_clauses_verdict(qual->simple, qual->nsimple,
+											   (const char *) tuple + tuple->t_hoff);
 		if (verdicts[row] == RADIK_QUAL_ASK_EXECUTOR)
 			return false;
 	}
 	return true;
 }
 
-int
-radik_native_qual_select_page(const RadikNativeQual *qual, Page page,
-							  const OffsetNumber *offsets, int n, const RadikColumnReader *key,
-							  Datum *values, OffsetNumber *passing)
+/*
+ * The loop of radik_native_qual_select_page over clauses[0 .. nclauses); called with a local
+ * copy of one or two clauses and a constant count, it is specialized for them, the clauses'
+ * fields kept in registers instead of reloaded after every store.
+ */
+static pg_attribute_always_inline int
+select_page_rows(const SimpleClause *clauses, int nclauses, AttrNumber max_attnum, Page page,
+				 const OffsetNumber *offsets, int n, const RadikColumnReader *key,
+				 Datum *values, OffsetNumber *passing)
 {
-	AttrNumber	max_attnum = Max(qual->simple_max_attnum, key->attnum);
+	const int32 key_offset = key->fixed_offset;
+	const int16 key_len = key->len;
 	int			npassing = 0;
 
-	if (qual->simple == NULL || key->fixed_offset < 0 || !key->byval)
-		return -1;
 	for (int row = 0; row < n; row++)
 	{
 		HeapTupleHeader tuple = (HeapTupleHeader) PageGetItem(page,
@@ -1013,15 +1026,41 @@ radik_native_qual_select_page(const RadikNativeQual *qual, Page page,
 		if ((tuple->t_infomask & HEAP_HASNULL) != 0 ||
 			HeapTupleHeaderGetNatts(tuple) < max_attnum)
 			return -1;
-		verdict = simple_row_verdict(qual, data);
+		verdict = simple_clauses_verdict(clauses, nclauses, data);
 		if (verdict == RADIK_QUAL_ASK_EXECUTOR)
 			return -1;
 		/* written for every row, kept for those that pass: no branch on the verdict */
-		values[npassing] = fetch_att(data + key->fixed_offset, true, key->len);
+		values[npassing] = fetch_att(data + key_offset, true, key_len);
 		passing[npassing] = offsets[row];
 		npassing += verdict == RADIK_QUAL_TRUE;
 	}
 	return npassing;
+}
+
+int
+radik_native_qual_select_page(const RadikNativeQual *qual, Page page,
+							  const OffsetNumber *offsets, int n, const RadikColumnReader *key,
+							  Datum *values, OffsetNumber *passing)
+{
+	AttrNumber	max_attnum;
+
+	if (qual->simple == NULL || key->fixed_offset < 0 || !key->byval)
+		return -1;
+	max_attnum = Max(qual->simple_max_attnum, key->attnum);
+	if (qual->nsimple == 1)
+	{
+		const SimpleClause one[1] = {qual->simple[0]};
+
+		return select_page_rows(one, 1, max_attnum, page, offsets, n, key, values, passing);
+	}
+	if (qual->nsimple == 2)
+	{
+		const SimpleClause two[2] = {qual->simple[0], qual->simple[1]};
+
+		return select_page_rows(two, 2, max_attnum, page, offsets, n, key, values, passing);
+	}
+	return select_page_rows(qual->simple, qual->nsimple, max_attnum, page, offsets, n, key,
+							values, passing);
 }
 
 void
