@@ -6,7 +6,8 @@
 # session per k (so the first query pays the GPU start) with max_parallel_workers_per_gather = 8.
 #   usage: TABLES='10000000 50000000' SHAPES='v i8' bash test/bench/gpu-host-bench.sh [ks...]
 #   (output also in $OUT: bench.md, explain.txt; SERVER_OPTIONS adds postgres options, say
-#   "-c huge_pages=on"; REUSE_TABLE=1 keeps a table of the right size from an earlier run)
+#   "-c huge_pages=on"; REUSE_TABLE=1 keeps a table of the right size from an earlier run, which
+#   helps with one size in TABLES: each size rebuilds t)
 set -euo pipefail
 OUT=${OUT:-/tmp/radik-bench-out}
 TABLES=${TABLES:-10000000 50000000}
