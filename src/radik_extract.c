@@ -457,6 +457,76 @@ list_visible_tuples(RadikExtractor *extractor, Buffer buffer, BlockNumber block)
 	extractor->ntuples = ntuples;
 }
 
+/* The row at offnum of page, as a HeapTuple (its data stays on the page). */
+static pg_attribute_always_inline void
+row_as_tuple(RadikExtractor *extractor, Page page, BlockNumber block, OffsetNumber offnum,
+			 HeapTuple tuple)
+{
+	ItemId		lp = PageGetItemId(page, offnum);
+
+	tuple->t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	tuple->t_len = ItemIdGetLength(lp);
+	tuple->t_tableOid = RelationGetRelid(extractor->rel);
+	ItemPointerSet(&tuple->t_self, block, offnum);
+}
+
+/*
+ * The key column of tuple into *value: true; or, when it is NULL, the row's TID into the batch's
+ * NULL rows (as many as may be returned): false.
+ */
+static inline bool
+read_key_or_keep_null(RadikExtractor *extractor, HeapTuple tuple, RadikKeyBatch *batch,
+					  Datum *value)
+{
+	bool		isnull;
+
+	*value = radik_read_column(&extractor->column, tuple, &isnull);
+	if (!isnull)
+		return true;
+	if (extractor->nulls_seen++ < extractor->nulls_limit)
+		batch->nulls[batch->nnulls++] = tuple->t_self;
+	return false;
+}
+
+/*
+ * extract_page_column's loop for the usual page, every row to be read and the key at a fixed
+ * offset: the column reader and the prefetch state in locals, which the loop keeps in registers
+ * (through the pointers it would reload them after every store).  A row with NULLs or written
+ * before the column was added is read the general way.  Returns the number of keys in values.
+ */
+static pg_attribute_always_inline int
+extract_fixed_offset_rows(RadikExtractor *extractor, Page page, BlockNumber block,
+						  const OffsetNumber *rows, int nrows, RadikKeyBatch *batch,
+						  PagePrefetch *prefetch, Datum *values, OffsetNumber *offsets)
+{
+	const int32 key_offset = extractor->column.fixed_offset;
+	const int16 key_len = extractor->column.len;
+	const AttrNumber key_attnum = extractor->column.attnum;
+	PagePrefetch ahead = *prefetch;
+	int			n = 0;
+
+	for (int i = 0; i < nrows; i++)
+	{
+		OffsetNumber offnum = rows[i];
+		HeapTupleHeader header = (HeapTupleHeader) PageGetItem(page, PageGetItemId(page, offnum));
+		HeapTupleData tuple;
+
+		page_prefetch_row(&ahead);
+		if ((header->t_infomask & HEAP_HASNULL) == 0 &&
+			HeapTupleHeaderGetNatts(header) >= key_attnum)
+		{
+			values[n] = fetch_att((char *) header + header->t_hoff + key_offset, true, key_len);
+			offsets[n++] = offnum;
+			continue;
+		}
+		row_as_tuple(extractor, page, block, offnum, &tuple);
+		if (read_key_or_keep_null(extractor, &tuple, batch, &values[n]))
+			offsets[n++] = offnum;
+	}
+	*prefetch = ahead;
+	return n;
+}
+
 /*
  * The common case, a plain column as the key and no quals or native ones, done a page at a time:
  * read the values of the visible rows that pass into an array, map them all with one call, keep
@@ -535,28 +605,26 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 			nrows = npassing;
 		}
 	}
-	tuple.t_tableOid = RelationGetRelid(extractor->rel);
-	for (int i = 0; i < nrows; i++)
+	if (row_verdicts == NULL && extractor->column.fixed_offset >= 0 && extractor->column.byval)
 	{
-		OffsetNumber offnum = rows[i];
-		ItemId		lp = PageGetItemId(page, offnum);
-		bool		isnull;
-
-		page_prefetch_row(prefetch);
-		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
-		tuple.t_len = ItemIdGetLength(lp);
-		ItemPointerSet(&tuple.t_self, block, offnum);
-		if (row_verdicts != NULL && !row_passes_verdict(extractor, &tuple, row_verdicts[i]))
-			continue;
-		matched++;
-		values[n] = radik_read_column(&extractor->column, &tuple, &isnull);
-		if (isnull)
+		n = extract_fixed_offset_rows(extractor, page, block, rows, nrows, batch, prefetch,
+									  values, offsets);
+		matched = nrows;
+	}
+	else
+	{
+		for (int i = 0; i < nrows; i++)
 		{
-			if (extractor->nulls_seen++ < extractor->nulls_limit)
-				batch->nulls[batch->nnulls++] = tuple.t_self;
-			continue;
+			OffsetNumber offnum = rows[i];
+
+			page_prefetch_row(prefetch);
+			row_as_tuple(extractor, page, block, offnum, &tuple);
+			if (row_verdicts != NULL && !row_passes_verdict(extractor, &tuple, row_verdicts[i]))
+				continue;
+			matched++;
+			if (read_key_or_keep_null(extractor, &tuple, batch, &values[n]))
+				offsets[n++] = offnum;
 		}
-		offsets[n++] = offnum;
 	}
 map_keys:
 	extractor->rows_scanned += ntuples;
