@@ -57,6 +57,22 @@ radik_key_from_float4(float v)
 	return (bits & UINT32_C(0x80000000)) ? ~bits : (bits | UINT32_C(0x80000000));
 }
 
+/*
+ * radik_key_from_float4 of the float whose bits are bits, computed on the bits without a branch
+ * (the CPU side maps a page's keys with it; the engine's tests check it against
+ * radik_key_from_float4 on every bit pattern).
+ */
+RADIK_HOST_DEVICE uint32_t
+radik_key_from_float4_bits(uint32_t bits)
+{
+	const uint32_t plain = bits == UINT32_C(0x80000000) ? 0 : bits;	/* -0.0 == +0.0 */
+	const uint32_t flip = (UINT32_C(0) - (plain >> 31)) | UINT32_C(0x80000000);
+
+	/* every NaN one above +Infinity's key; else negatives flipped whole, positives' sign bit */
+	return (plain & UINT32_C(0x7FFFFFFF)) > UINT32_C(0x7F800000) ? UINT32_C(0xFF800001) :
+		plain ^ flip;
+}
+
 RADIK_HOST_DEVICE uint64_t
 radik_key_from_float8(double v)
 {

@@ -51,8 +51,9 @@ KEY_MAP(int4_asc, radik_key_from_int32(DatumGetInt32(value)))
 KEY_MAP(int4_desc, radik_key32_descending(radik_key_from_int32(DatumGetInt32(value))))
 KEY_MAP(int8_asc, radik_key_from_int64(DatumGetInt64(value)))
 KEY_MAP(int8_desc, radik_key64_descending(radik_key_from_int64(DatumGetInt64(value))))
-KEY_MAP(float4_asc, radik_key_from_float4(DatumGetFloat4(value)))
-KEY_MAP(float4_desc, radik_key32_descending(radik_key_from_float4(DatumGetFloat4(value))))
+/* float4 on the Datum's bits (what DatumGetFloat4 reinterprets), without a branch */
+KEY_MAP(float4_asc, radik_key_from_float4_bits((uint32) DatumGetInt32(value)))
+KEY_MAP(float4_desc, radik_key32_descending(radik_key_from_float4_bits((uint32) DatumGetInt32(value))))
 KEY_MAP(float8_asc, radik_key_from_float8(DatumGetFloat8(value)))
 KEY_MAP(float8_desc, radik_key64_descending(radik_key_from_float8(DatumGetFloat8(value))))
 

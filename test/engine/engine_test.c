@@ -688,6 +688,24 @@ test_key_maps(void)
 	FACT(isnan(radik_float8_from_key(radik_key_from_float8(NAN))));
 #undef FACT
 	group_end();
+
+	/* The branch-free float4 map the CPU side uses, against the float one, on every pattern. */
+	group_begin("key map float4 on bits (every one of the 2^32 bit patterns)");
+	{
+		uint64_t	mismatches = 0;
+
+		for (uint64_t b = 0; b <= UINT32_MAX; b++)
+		{
+			if (radik_key_from_float4_bits((uint32_t) b) !=
+				radik_key_from_float4(float4_from_bits((uint32_t) b)) && mismatches++ == 0)
+				case_failed("bits 0x%08x: %08x, float map %08x", (unsigned) b,
+							radik_key_from_float4_bits((uint32_t) b),
+							radik_key_from_float4(float4_from_bits((uint32_t) b)));
+		}
+		if (mismatches == 0)
+			case_passed();
+	}
+	group_end();
 }
 
 /* ---------------------------------------------------------------------------------------
