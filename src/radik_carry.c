@@ -55,17 +55,7 @@ radik_store_make_room(RadikRowStore *store, Size bytes)
 void
 radik_carry_page_rows(RadikRowStore *store, Page page, BlockNumber block, uint64 *ids, int n)
 {
-	Size		needed = 0;
-
-	for (int i = 0; i < n; i++)
-	{
-		ItemId		lp = PageGetItemId(page, radik_packed_tid_offset(ids[i]));
-
-		needed += carried_row_bytes(ItemIdGetLength(lp));
-	}
-	if (store->capacity - store->used < needed)
-		return;
-
+	Assert(radik_store_has_page_room(store));
 	for (int i = 0; i < n; i++)
 	{
 		OffsetNumber offnum = radik_packed_tid_offset(ids[i]);

@@ -14,8 +14,8 @@
  * A carried row is a copy of the heap tuple (as the scan saw it, visible to the query's snapshot)
  * in a row store, an array of bytes; the row's engine id then names its place in the store
  * instead of its TID (radik_carried_id), so whatever the engine selects leads straight to the
- * copy.  The rows of a page are carried only when the store has room for all of them; the
- * others keep their TIDs and are fetched as before.  The backend running the query keeps one
+ * copy.  A page is read with carrying only while the store has room for any page's rows; once
+ * it has not, the rows keep their TIDs and are fetched as before.  The backend running the query keeps one
  * store, bounded by work_mem; each worker fills a store per message, which the leader copies
  * rows out of into its own.
  */
@@ -93,8 +93,8 @@ extern bool radik_store_make_room(RadikRowStore *store, Size bytes);
 
 /*
  * Carry the rows of block's page whose packed TIDs are ids[0 .. n), replacing each id by its
- * row's carried id; the page must be pinned.  When store lacks room for all of them, nothing is
- * carried and the ids stay TIDs.
+ * row's carried id; the page must be pinned, and store must have room for a page's rows
+ * (radik_store_has_page_room, which the extractor checks before every page).
  */
 extern void radik_carry_page_rows(RadikRowStore *store, Page page, BlockNumber block,
 								  uint64 *ids, int n);

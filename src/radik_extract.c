@@ -557,6 +557,8 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 	if (extractor->native_qual != NULL)
 	{
 		int			first;
+		bool		ask_executor = false;
+		int			npassing = 0;
 
 		for (first = 0; first < ntuples; first += QUAL_ROWS_PER_CALL)
 		{
@@ -577,13 +579,9 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 			matched = n;
 			goto map_keys;
 		}
-		n = 0;					/* a page for the general path below */
-	}
-	if (extractor->native_qual != NULL)
-	{
-		bool		ask_executor = false;
-		int			npassing = 0;
 
+		/* A page for the general path: a verdict per row first. */
+		n = 0;
 		radik_native_qual_run_page(extractor->native_qual, page, block, extractor->vistuples,
 								   ntuples, verdicts);
 
