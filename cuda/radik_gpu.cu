@@ -44,6 +44,17 @@ using radik::SelectArgs;
 #define MIN_CHUNK_ENTRIES (1u << 16)
 #define MAX_CHUNK_ENTRIES (1u << 22)
 
+/*
+ * Sorts of at least this many entries first find the bits in which their keys differ and sort
+ * on those bits alone: every 8 bits fewer is one pass of the sort fewer (2^28 pairs of keys in
+ * [128.6, 128.7]: 3.74 -> 3.00 ms).  A strided sample of NARROW_SORT_SAMPLE keys is read first,
+ * and all the keys only when the sample leaves a pass to save.  Either way the host waits for
+ * the answer before it launches the sort, about 16 us (4M uniform keys: 0.406 -> 0.422 ms);
+ * below this size that would cost more than it could save.
+ */
+#define NARROW_SORT_MIN_ENTRIES (1u << 22)
+#define NARROW_SORT_SAMPLE 2048
+
 /* Most segments one launch covers (gridDim.y). */
 #define MAX_SEGMENTS_PER_LAUNCH 65535
 
@@ -193,6 +204,8 @@ typedef struct Workspace
 	int			staging_pending;
 	unsigned int *small_miss;	/* pinned and mapped: the one-pass small selection missed */
 	unsigned int *small_miss_device;
+	unsigned long long *sample_bits;	/* pinned and mapped: a sample's key bits (two words) */
+	unsigned long long *sample_bits_device;
 } Workspace;
 
 static Workspace cached_workspace;	/* zero-initialised: no constructor runs at load time */
@@ -250,6 +263,8 @@ workspace_free(Workspace *ws)
 		(void) cudaFreeHost(ws->staging);
 	if (ws->small_miss)
 		(void) cudaFreeHost(ws->small_miss);
+	if (ws->sample_bits)
+		(void) cudaFreeHost(ws->sample_bits);
 	(void) cudaEventDestroy(ws->staging_copied);
 	(void) cudaStreamDestroy(ws->stream);
 	(void) cudaGetLastError();
@@ -407,7 +422,7 @@ prepare_selection(Workspace *ws, uint64_t total_in, uint64_t total_out, size_t s
 							  2 * segments * radik::BINS * sizeof(unsigned long long), 0, stream, err));
 	STATUS_TRY(buffer_reserve(&ws->segment_arrays,
 							  (4 * segments + 1) * sizeof(unsigned long long), 0, stream, err));
-	STATUS_TRY(buffer_reserve(&ws->scalar, sizeof(unsigned long long), 0, stream, err));
+	STATUS_TRY(buffer_reserve(&ws->scalar, 2 * sizeof(unsigned long long), 0, stream, err));
 	STATUS_TRY(sort_temp_bytes<Key>(total_out, segments, &sort_bytes, err));
 	STATUS_TRY(buffer_reserve(&ws->sort_temp, sort_bytes, 0, stream, err));
 	return RADIK_OK;
@@ -499,6 +514,98 @@ run_small_selection(Workspace *ws, cudaStream_t stream, SelectArgs<Key> a, size_
 	}
 	CUDA_TRY(cudaStreamSynchronize(stream));
 	*selected = *(volatile unsigned int *) ws->small_miss == 0;
+	return RADIK_OK;
+}
+
+/*
+ * The bits in which the n keys keys[0], keys[stride], keys[2 * stride], ... differ; waits.  A
+ * sample (one block) stores its answer straight into mapped host memory; a longer read reduces
+ * into device memory with atomics, copied back.
+ */
+template <typename Key>
+static radik_status
+differing_bits(Workspace *ws, cudaStream_t stream, const Key *keys, uint64_t n, uint64_t stride,
+			   unsigned long long *differ, radik_error *err)
+{
+	unsigned long long masks[2];	/* the bits all the keys have, the bits any has */
+
+	if (n <= NARROW_SORT_SAMPLE)
+	{
+		if (ws->sample_bits == NULL)
+		{
+			CUDA_TRY(cudaHostAlloc((void **) &ws->sample_bits, 2 * sizeof(unsigned long long),
+								   cudaHostAllocMapped));
+			CUDA_TRY(cudaHostGetDevicePointer((void **) &ws->sample_bits_device, ws->sample_bits,
+											  0));
+		}
+		radik::key_bits_kernel<Key><<<1, radik::THREADS, 0, stream>>>(keys, n, stride,
+																	   ws->sample_bits_device);
+		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaStreamSynchronize(stream));
+		masks[0] = ((volatile unsigned long long *) ws->sample_bits)[0];
+		masks[1] = ((volatile unsigned long long *) ws->sample_bits)[1];
+	}
+	else
+	{
+		unsigned long long *device_masks = (unsigned long long *) ws->scalar.ptr;
+		uint64_t	blocks = (n + radik::THREADS - 1) / radik::THREADS;
+
+		if (blocks > (uint64_t) multiprocessors * 4)
+			blocks = (uint64_t) multiprocessors * 4;
+		CUDA_TRY(cudaMemsetAsync(device_masks, 0xff, sizeof(unsigned long long), stream));
+		CUDA_TRY(cudaMemsetAsync(device_masks + 1, 0, sizeof(unsigned long long), stream));
+		radik::key_bits_kernel<Key><<<(unsigned int) blocks, radik::THREADS, 0, stream>>>(
+			keys, n, stride, device_masks);
+		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaMemcpyAsync(masks, device_masks, sizeof(masks), cudaMemcpyDeviceToHost,
+								 stream));
+		CUDA_TRY(cudaStreamSynchronize(stream));
+	}
+	*differ = masks[0] ^ masks[1];
+	return RADIK_OK;
+}
+
+/* Passes of cub's radix sort over the bits set in differ (its digits are 8 bits wide too). */
+static int
+sort_passes(unsigned long long differ)
+{
+	const int	bits = differ == 0 ? 1 : 64 - __builtin_clzll(differ) - __builtin_ctzll(differ);
+
+	return (bits + radik::DIGIT_BITS - 1) / radik::DIGIT_BITS;
+}
+
+/*
+ * The bits [*begin_bit, *end_bit) outside which the count keys never differ, for a sort of them
+ * (cub's radix sort takes that range; the order on it is the order on the whole keys).  Large
+ * inputs only (NARROW_SORT_MIN_ENTRIES), others get every bit.  A strided sample of the keys is
+ * read first: where its keys already differ across as many digits as the key has (uniform keys),
+ * so do all of them and the whole read is skipped.  ws->scalar must hold two words
+ * (prepare_selection).
+ */
+template <typename Key>
+static radik_status
+sort_bit_range(Workspace *ws, cudaStream_t stream, const Key *keys, uint64_t count,
+			   int *begin_bit, int *end_bit, radik_error *err)
+{
+	constexpr int KEY_BITS = (int) sizeof(Key) * 8;
+	unsigned long long differ = 0;
+
+	*begin_bit = 0;
+	*end_bit = KEY_BITS;
+	if (count < NARROW_SORT_MIN_ENTRIES)
+		return RADIK_OK;
+	STATUS_TRY(differing_bits<Key>(ws, stream, keys, NARROW_SORT_SAMPLE,
+								   count / NARROW_SORT_SAMPLE, &differ, err));
+	if (sort_passes(differ) == KEY_BITS / radik::DIGIT_BITS)
+		return RADIK_OK;
+	STATUS_TRY(differing_bits<Key>(ws, stream, keys, count, 1, &differ, err));
+	if (differ == 0)
+		*end_bit = 1;			/* all equal: a one-bit pass keeps them as they are */
+	else
+	{
+		*begin_bit = __builtin_ctzll(differ);
+		*end_bit = 64 - __builtin_clzll(differ);
+	}
 	return RADIK_OK;
 }
 
@@ -649,13 +756,17 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 	if (segments == 1)
 	{
 		const uint64_t count = total_out - out_offsets[0];
+		int			begin_bit;
+		int			end_bit;
 
+		STATUS_TRY(sort_bit_range<Key>(ws, stream, out_keys + out_offsets[0], count, &begin_bit,
+									   &end_bit, err));
 		CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->sort_temp.ptr, temp_bytes,
 												 out_keys + out_offsets[0],
 												 sorted_keys + out_offsets[0],
 												 out_ids + out_offsets[0],
-												 sorted_ids + out_offsets[0], count, 0,
-												 KEY_BITS, stream));
+												 sorted_ids + out_offsets[0], count, begin_bit,
+												 end_bit, stream));
 	}
 	else
 		CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(ws->sort_temp.ptr, temp_bytes,
@@ -951,16 +1062,19 @@ finish(GpuSelection *sel, radik_error *err)
 	{
 		/* everything pushed is selected: just sort it */
 		size_t		temp_bytes;
+		int			begin_bit;
+		int			end_bit;
 
 		STATUS_TRY(prepare_selection<Key>(ws, sel->count, sel->count, 1, ws->stream, err));
 		temp_bytes = ws->sort_temp.bytes;
+		STATUS_TRY(sort_bit_range<Key>(ws, ws->stream, (const Key *) ws->work_keys.ptr,
+									   sel->count, &begin_bit, &end_bit, err));
 		CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->sort_temp.ptr, temp_bytes,
 												 (const Key *) ws->work_keys.ptr,
 												 (Key *) ws->candidate_keys[0].ptr,
 												 (const uint64_t *) ws->work_ids.ptr,
 												 (uint64_t *) ws->candidate_ids[0].ptr,
-												 sel->count, 0, (int) sizeof(Key) * 8,
-												 ws->stream));
+												 sel->count, begin_bit, end_bit, ws->stream));
 	}
 	CUDA_TRY(cudaStreamSynchronize(ws->stream));
 	return RADIK_OK;

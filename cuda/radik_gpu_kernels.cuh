@@ -173,6 +173,24 @@ struct Larger
 	}
 };
 
+struct BitsOfBoth
+{
+	template <typename T>
+	__device__ __forceinline__ T operator()(const T &x, const T &y) const
+	{
+		return x & y;
+	}
+};
+
+struct BitsOfEither
+{
+	template <typename T>
+	__device__ __forceinline__ T operator()(const T &x, const T &y) const
+	{
+		return x | y;
+	}
+};
+
 __device__ __forceinline__ unsigned long long *
 segment_histogram(unsigned long long *histograms, int parity, int segments, int s)
 {
@@ -1066,6 +1084,46 @@ max_key_kernel(const Key *keys, unsigned long long n, unsigned long long *result
 	highest = Reduce(reduce_storage).Reduce(highest, Larger());
 	if (threadIdx.x == 0)
 		atomicMax(result, highest);
+}
+
+/*
+ * The bits all n keys keys[0], keys[stride], ... have, and'ed into result[0] (which the caller set
+ * to all ones), and the bits any of them has, or'ed into result[1] (set to 0).  Where the two
+ * differ is all that a sort of the keys needs to look at.  A grid of one block stores its answer
+ * instead (result may then be mapped host memory, which the caller need not set).
+ */
+template <typename Key>
+__global__ void __launch_bounds__(THREADS)
+key_bits_kernel(const Key *keys, unsigned long long n, unsigned long long stride,
+				unsigned long long *result)
+{
+	using Reduce = cub::BlockReduce<unsigned long long, THREADS>;
+	__shared__ typename Reduce::TempStorage reduce_storage;
+	unsigned long long all = ~0ull;
+	unsigned long long any = 0;
+
+#pragma unroll 8
+	for (unsigned long long i = (unsigned long long) blockIdx.x * THREADS + threadIdx.x; i < n;
+		 i += (unsigned long long) gridDim.x * THREADS)
+	{
+		const unsigned long long key = keys[i * stride];
+
+		all &= key;
+		any |= key;
+	}
+	all = Reduce(reduce_storage).Reduce(all, BitsOfBoth());
+	__syncthreads();			/* the storage is reused */
+	any = Reduce(reduce_storage).Reduce(any, BitsOfEither());
+	if (threadIdx.x == 0 && gridDim.x == 1)
+	{
+		result[0] = all;
+		result[1] = any;
+	}
+	else if (threadIdx.x == 0)
+	{
+		atomicAnd(&result[0], all);
+		atomicOr(&result[1], any);
+	}
 }
 
 }								/* namespace radik */

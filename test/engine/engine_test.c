@@ -1220,6 +1220,53 @@ test_chunk_boundaries(size_t capacity)
 	group_end();
 }
 
+/*
+ * Large sorted answers (over 4M entries, where the GPU sorts on only the bits in which the
+ * answer's keys differ, found from a strided sample and then from all of them) over keys that
+ * share their high bits, their low bits, all their bits, or all but one, and over keys whose few
+ * outliers (every 256th key from the 7th on, which a sample whose stride is a multiple of 256
+ * never reads) differ in bits the others share.
+ */
+static void
+test_large_sorted_answers(void)
+{
+	static const char *const labels[] = {
+		"4-byte keys sharing their top 10 bits (floats in [0.75, 1))",
+		"8-byte keys sharing their top 28 and low 8 bits", "8-byte keys all equal",
+		"4-byte keys differing in bit 13 alone", "4-byte keys sharing their top 16 bits but outliers"
+	};
+	const size_t n = ((size_t) 6 << 20) + 3;
+	uint64_t   *keys = checked_malloc(n * sizeof(uint64_t));
+	uint64_t	ks[] = {n - n / 8, n - 1, n};
+	size_t		shape;
+
+	group_begin("large sorted answers over keys sharing high or low bits");
+	for (shape = 0; shape < LENGTH(labels); shape++)
+	{
+		const int	key_bytes = shape == 1 || shape == 2 ? 8 : 4;
+		size_t		i;
+
+		for (i = 0; i < n; i++)
+		{
+			if (shape == 0)
+				keys[i] = UINT64_C(0xBF400000) + rng_below(UINT64_C(0x400000));
+			else if (shape == 1)
+				keys[i] = UINT64_C(0x8000123000000000) | (rng_below(UINT64_C(1) << 28) << 8) |
+					UINT64_C(0x5A);
+			else if (shape == 2)
+				keys[i] = UINT64_C(0x8000000000000007);
+			else if (shape == 3)
+				keys[i] = UINT64_C(0x12345678) ^ (rng_below(2) << 13);
+			else
+				keys[i] = i % 256 == 7 ? rng_below(UINT64_C(1) << 20) :
+					UINT64_C(0x7FFF0000) + rng_below(UINT64_C(1) << 16);
+		}
+		check_input(labels[shape], key_bytes, keys, n, ks, (int) LENGTH(ks), CHUNK_FULL, 0);
+	}
+	free(keys);
+	group_end();
+}
+
 static void
 test_small_chunks(void)
 {
@@ -1594,6 +1641,7 @@ run_device_groups(void)
 	test_small_inputs();
 	test_powers_of_two();
 	test_small_chunks();
+	test_large_sorted_answers();
 	test_thresholds();
 	if (test_cpu)
 		test_chunk_boundaries(cpu_chunk_capacity);
