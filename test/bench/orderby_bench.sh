@@ -48,7 +48,7 @@ END \$\$;
 SQL
 
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')  host: $(hostname)  gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo none)"
-echo "rows: $ROWS  reps: radik $REPS, PostgreSQL $PG_REPS (median)  shared_buffers: $(psql_q -c 'SHOW shared_buffers')  huge_pages: $(psql_q -c 'SHOW huge_pages')"
+echo "rows: $ROWS  reps: radik $REPS, PostgreSQL $PG_REPS (median)  shared_buffers: $(psql_q -c 'SHOW shared_buffers')  huge_pages setting: $(psql_q -c 'SHOW huge_pages')"
 printf '\n| query | k | PG 0 | radik 0 | x | PG 2 | radik 2 | x | PG 8 | radik 8 | x | same keys |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
 for name in $SHAPES; do
 	case $name in

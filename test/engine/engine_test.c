@@ -1223,9 +1223,10 @@ test_chunk_boundaries(size_t capacity)
 /*
  * Large sorted answers (over 4M entries, where the GPU sorts on only the bits in which the
  * answer's keys differ, found from a strided sample and then from all of them) over keys that
- * share their high bits, their low bits, all their bits, or all but one, and over keys whose few
- * outliers (every 256th key from the 7th on, which a sample whose stride is a multiple of 256
- * never reads) differ in bits the others share.
+ * share their high bits, their low bits, all their bits, or all but one, and over keys whose three
+ * outliers differ in bits the others share: they are the last three keys pushed, which a sample
+ * of every (count / 2048)-th key from the first never reads (where everything pushed is the
+ * answer, k >= n, the answer is sorted in the order pushed).
  */
 static void
 test_large_sorted_answers(void)
@@ -1233,7 +1234,8 @@ test_large_sorted_answers(void)
 	static const char *const labels[] = {
 		"4-byte keys sharing their top 10 bits (floats in [0.75, 1))",
 		"8-byte keys sharing their top 28 and low 8 bits", "8-byte keys all equal",
-		"4-byte keys differing in bit 13 alone", "4-byte keys sharing their top 16 bits but outliers"
+		"4-byte keys differing in bit 13 alone",
+		"4-byte keys sharing their top 16 bits but the last three"
 	};
 	const size_t n = ((size_t) 6 << 20) + 3;
 	uint64_t   *keys = checked_malloc(n * sizeof(uint64_t));
@@ -1258,7 +1260,7 @@ test_large_sorted_answers(void)
 			else if (shape == 3)
 				keys[i] = UINT64_C(0x12345678) ^ (rng_below(2) << 13);
 			else
-				keys[i] = i % 256 == 7 ? rng_below(UINT64_C(1) << 20) :
+				keys[i] = i >= n - 3 ? rng_below(UINT64_C(1) << 20) :
 					UINT64_C(0x7FFF0000) + rng_below(UINT64_C(1) << 16);
 		}
 		check_input(labels[shape], key_bytes, keys, n, ks, (int) LENGTH(ks), CHUNK_FULL, 0);
