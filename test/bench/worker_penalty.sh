@@ -4,8 +4,9 @@
 # a long session has done already; for radik's scan that is a visible share of the work, for
 # PostgreSQL's per-row costs a small one.  Runs `SELECT v FROM t ORDER BY v DESC LIMIT 10` with
 # radik, and PostgreSQL's `SELECT count(*) FROM t`, with the leader alone, workers alone
-# (parallel_leader_participation = off) and both.  Reuses the table t that orderby_bench.sh
-# built; needs a running server with radik.
+# (parallel_leader_participation = off) and both (with one worker and the leader off,
+# PostgreSQL's planner runs count(*) serially: that cell is not a worker).  Reuses the table t
+# that orderby_bench.sh built; needs a running server with radik.
 #   usage: bash test/bench/worker_penalty.sh
 set -euo pipefail
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
