@@ -15,9 +15,9 @@
  * in a row store, an array of bytes; the row's engine id then names its place in the store
  * instead of its TID (radik_carried_id), so whatever the engine selects leads straight to the
  * copy.  A page is read with carrying only while the store has room for any page's rows; once
- * it has not, the rows keep their TIDs and are fetched as before.  The backend running the query keeps one
- * store, bounded by work_mem; each worker fills a store per message, which the leader copies
- * rows out of into its own.
+ * it has not, the rows keep their TIDs and are fetched as before.  The backend running the query
+ * keeps one store, bounded by work_mem; each worker fills a store per message, which the leader
+ * copies rows out of into its own.
  */
 #ifndef RADIK_CARRY_H
 #define RADIK_CARRY_H
