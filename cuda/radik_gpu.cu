@@ -429,6 +429,30 @@ prepare_selection(Workspace *ws, uint64_t total_in, uint64_t total_out, size_t s
 }
 
 /*
+ * Pinned host memory that kernels write to directly (the one-pass path's miss flag, a sample's
+ * key bits): *host and *device both set, or on failure both left NULL, so that a later call
+ * allocates again instead of handing a kernel a NULL device pointer.
+ */
+static radik_status
+mapped_host_alloc(void **host, void **device, size_t bytes, radik_error *err)
+{
+	void	   *allocated = NULL;
+	cudaError_t e = cudaHostAlloc(&allocated, bytes, cudaHostAllocMapped);
+
+	if (e != cudaSuccess)
+		return cuda_fail(err, e, "cudaHostAlloc(cudaHostAllocMapped)");
+	e = cudaHostGetDevicePointer(device, allocated, 0);
+	if (e != cudaSuccess)
+	{
+		(void) cudaFreeHost(allocated);
+		*device = NULL;
+		return cuda_fail(err, e, "cudaHostGetDevicePointer");
+	}
+	*host = allocated;
+	return RADIK_OK;
+}
+
+/*
  * Whether the one-pass small selection (radik_gpu_small.cuh) suits every segment: lengths that
  * fit its 32-bit indexes, and a threshold whose expected candidates fill at most half of its
  * capacity (a miss is then a rare event of many sigmas; segments that fit whole always suit).
@@ -475,9 +499,8 @@ run_small_selection(Workspace *ws, cudaStream_t stream, SelectArgs<Key> a, size_
 	*selected = false;
 	if (ws->small_miss == NULL)
 	{
-		CUDA_TRY(cudaHostAlloc((void **) &ws->small_miss, sizeof(unsigned int),
-							   cudaHostAllocMapped));
-		CUDA_TRY(cudaHostGetDevicePointer((void **) &ws->small_miss_device, ws->small_miss, 0));
+		STATUS_TRY(mapped_host_alloc((void **) &ws->small_miss, (void **) &ws->small_miss_device,
+									 sizeof(unsigned int), err));
 	}
 	if (!shared_memory_set)
 	{
@@ -533,10 +556,9 @@ differing_bits(Workspace *ws, cudaStream_t stream, const Key *keys, uint64_t n, 
 	{
 		if (ws->sample_bits == NULL)
 		{
-			CUDA_TRY(cudaHostAlloc((void **) &ws->sample_bits, 2 * sizeof(unsigned long long),
-								   cudaHostAllocMapped));
-			CUDA_TRY(cudaHostGetDevicePointer((void **) &ws->sample_bits_device, ws->sample_bits,
-											  0));
+			STATUS_TRY(mapped_host_alloc((void **) &ws->sample_bits,
+										 (void **) &ws->sample_bits_device,
+										 2 * sizeof(unsigned long long), err));
 		}
 		radik::key_bits_kernel<Key><<<1, radik::THREADS, 0, stream>>>(keys, n, stride,
 																	   ws->sample_bits_device);
@@ -579,8 +601,8 @@ sort_passes(unsigned long long differ)
  * (cub's radix sort takes that range; the order on it is the order on the whole keys).  Large
  * inputs only (NARROW_SORT_MIN_ENTRIES), others get every bit.  A strided sample of the keys is
  * read first: where its keys already differ across as many digits as the key has (uniform keys),
- * so do all of them and the whole read is skipped.  ws->scalar must hold two words
- * (prepare_selection).
+ * so do all of them and the whole read is skipped.  *end_bit == 0: all the keys are equal, no
+ * sort needed.  ws->scalar must hold two words (prepare_selection).
  */
 template <typename Key>
 static radik_status
@@ -600,12 +622,39 @@ sort_bit_range(Workspace *ws, cudaStream_t stream, const Key *keys, uint64_t cou
 		return RADIK_OK;
 	STATUS_TRY(differing_bits<Key>(ws, stream, keys, count, 1, &differ, err));
 	if (differ == 0)
-		*end_bit = 1;			/* all equal: a one-bit pass keeps them as they are */
+		*end_bit = 0;			/* all equal: already in order */
 	else
 	{
 		*begin_bit = __builtin_ctzll(differ);
 		*end_bit = 64 - __builtin_clzll(differ);
 	}
+	return RADIK_OK;
+}
+
+/*
+ * Sort count pairs by key into sorted_keys/sorted_ids, on the bits where the keys differ
+ * (sort_bit_range); keys all equal are copied as they are.  ws->sort_temp must be sized for count.
+ */
+template <typename Key>
+static radik_status
+sort_pairs(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_t *ids,
+		   Key *sorted_keys, uint64_t *sorted_ids, uint64_t count, radik_error *err)
+{
+	size_t		temp_bytes = ws->sort_temp.bytes;
+	int			begin_bit;
+	int			end_bit;
+
+	STATUS_TRY(sort_bit_range<Key>(ws, stream, keys, count, &begin_bit, &end_bit, err));
+	if (end_bit == 0)
+	{
+		CUDA_TRY(cudaMemcpyAsync(sorted_keys, keys, count * sizeof(Key), cudaMemcpyDeviceToDevice,
+								 stream));
+		CUDA_TRY(cudaMemcpyAsync(sorted_ids, ids, count * sizeof(uint64_t),
+								 cudaMemcpyDeviceToDevice, stream));
+		return RADIK_OK;
+	}
+	CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->sort_temp.ptr, temp_bytes, keys, sorted_keys, ids,
+											 sorted_ids, count, begin_bit, end_bit, stream));
 	return RADIK_OK;
 }
 
@@ -754,20 +803,9 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 	size_t		temp_bytes = ws->sort_temp.bytes;
 
 	if (segments == 1)
-	{
-		const uint64_t count = total_out - out_offsets[0];
-		int			begin_bit;
-		int			end_bit;
-
-		STATUS_TRY(sort_bit_range<Key>(ws, stream, out_keys + out_offsets[0], count, &begin_bit,
-									   &end_bit, err));
-		CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->sort_temp.ptr, temp_bytes,
-												 out_keys + out_offsets[0],
-												 sorted_keys + out_offsets[0],
-												 out_ids + out_offsets[0],
-												 sorted_ids + out_offsets[0], count, begin_bit,
-												 end_bit, stream));
-	}
+		STATUS_TRY(sort_pairs<Key>(ws, stream, out_keys + out_offsets[0], out_ids + out_offsets[0],
+								   sorted_keys + out_offsets[0], sorted_ids + out_offsets[0],
+								   total_out - out_offsets[0], err));
 	else
 		CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(ws->sort_temp.ptr, temp_bytes,
 													 out_keys, sorted_keys, out_ids, sorted_ids,
@@ -1061,20 +1099,11 @@ finish(GpuSelection *sel, radik_error *err)
 	else
 	{
 		/* everything pushed is selected: just sort it */
-		size_t		temp_bytes;
-		int			begin_bit;
-		int			end_bit;
-
 		STATUS_TRY(prepare_selection<Key>(ws, sel->count, sel->count, 1, ws->stream, err));
-		temp_bytes = ws->sort_temp.bytes;
-		STATUS_TRY(sort_bit_range<Key>(ws, ws->stream, (const Key *) ws->work_keys.ptr,
-									   sel->count, &begin_bit, &end_bit, err));
-		CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->sort_temp.ptr, temp_bytes,
-												 (const Key *) ws->work_keys.ptr,
-												 (Key *) ws->candidate_keys[0].ptr,
-												 (const uint64_t *) ws->work_ids.ptr,
-												 (uint64_t *) ws->candidate_ids[0].ptr,
-												 sel->count, begin_bit, end_bit, ws->stream));
+		STATUS_TRY(sort_pairs<Key>(ws, ws->stream, (const Key *) ws->work_keys.ptr,
+								   (const uint64_t *) ws->work_ids.ptr,
+								   (Key *) ws->candidate_keys[0].ptr,
+								   (uint64_t *) ws->candidate_ids[0].ptr, sel->count, err));
 	}
 	CUDA_TRY(cudaStreamSynchronize(ws->stream));
 	return RADIK_OK;

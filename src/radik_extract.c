@@ -512,8 +512,7 @@ extract_fixed_offset_rows(RadikExtractor *extractor, Page page, BlockNumber bloc
 		HeapTupleData tuple;
 
 		page_prefetch_row(&ahead);
-		if ((header->t_infomask & HEAP_HASNULL) == 0 &&
-			HeapTupleHeaderGetNatts(header) >= key_attnum)
+		if (radik_row_at_cached_offsets(header, key_attnum))
 		{
 			values[n] = fetch_att((char *) header + header->t_hoff + key_offset, true, key_len);
 			offsets[n++] = offnum;

@@ -60,14 +60,23 @@ typedef struct RadikColumnReader
 /* Prepare to read column attnum of rel straight from its tuples. */
 extern void radik_column_reader_init(RadikColumnReader *column, Relation rel, AttrNumber attnum);
 
+/*
+ * Whether a row's attributes up to attnum sit at their cached offsets (attcacheoff, counted from
+ * the row's data): the row has no NULLs and was written after attribute attnum was added.
+ */
+static pg_attribute_always_inline bool
+radik_row_at_cached_offsets(HeapTupleHeader header, AttrNumber attnum)
+{
+	return (header->t_infomask & HEAP_HASNULL) == 0 && HeapTupleHeaderGetNatts(header) >= attnum;
+}
+
 /* The column's value in tuple. */
 static pg_attribute_always_inline Datum
 radik_read_column(const RadikColumnReader *column, HeapTuple tuple, bool *isnull)
 {
 	HeapTupleHeader header = tuple->t_data;
 
-	if (column->fixed_offset >= 0 && (header->t_infomask & HEAP_HASNULL) == 0 &&
-		HeapTupleHeaderGetNatts(header) >= column->attnum)
+	if (column->fixed_offset >= 0 && radik_row_at_cached_offsets(header, column->attnum))
 	{
 		*isnull = false;
 		return fetch_att((char *) header + header->t_hoff + column->fixed_offset,

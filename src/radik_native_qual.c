@@ -991,8 +991,7 @@ run_simple_page(const RadikNativeQual *qual, Page page, const OffsetNumber *offs
 		HeapTupleHeader tuple = (HeapTupleHeader) PageGetItem(page,
 															  PageGetItemId(page, offsets[row]));
 
-		if ((tuple->t_infomask & HEAP_HASNULL) != 0 ||
-			HeapTupleHeaderGetNatts(tuple) < qual->simple_max_attnum)
+		if (!radik_row_at_cached_offsets(tuple, qual->simple_max_attnum))
 			return false;
 		verdicts[row] = simple_clauses_verdict(qual->simple, qual->nsimple,
 											   (const char *) tuple + tuple->t_hoff);
@@ -1023,8 +1022,7 @@ select_page_rows(const SimpleClause *clauses, int nclauses, AttrNumber max_attnu
 		const char *data = (const char *) tuple + tuple->t_hoff;
 		RadikQualResult verdict;
 
-		if ((tuple->t_infomask & HEAP_HASNULL) != 0 ||
-			HeapTupleHeaderGetNatts(tuple) < max_attnum)
+		if (!radik_row_at_cached_offsets(tuple, max_attnum))
 			return -1;
 		verdict = simple_clauses_verdict(clauses, nclauses, data);
 		if (verdict == RADIK_QUAL_ASK_EXECUTOR)
