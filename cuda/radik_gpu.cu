@@ -430,8 +430,8 @@ prepare_selection(Workspace *ws, uint64_t total_in, uint64_t total_out, size_t s
 
 /*
  * Pinned host memory that kernels write to directly (the one-pass path's miss flag, a sample's
- * key bits): *host and *device both set, or on failure both left NULL, so that a later call
- * allocates again instead of handing a kernel a NULL device pointer.
+ * key bits).  The caller's pointers are NULL; both are set together or, on failure, neither, so
+ * that a later call allocates again instead of handing a kernel a NULL device pointer.
  */
 static radik_status
 mapped_host_alloc(void **host, void **device, size_t bytes, radik_error *err)
