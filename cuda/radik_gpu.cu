@@ -1,7 +1,8 @@
 /*
  * radik_gpu.cu
  *	  The CUDA backend of the engine: device discovery, the streaming selection, the batch
- *	  selection, and the launchers of the selection kernels (radik_gpu_kernels.cuh).
+ *	  selection, and the launchers of the selection kernels (radik_gpu_kernels.cuh, and
+ *	  radik_gpu_dense_first.cuh and radik_gpu_small.cuh for the passes they specialize).
  *
  * Memory: one workspace per process holds the device buffers (the running best plus chunks,
  * the unsorted output, two candidate buffers, per-segment state), the two pinned host chunk
@@ -32,6 +33,7 @@
 #include "radik_backend.h"
 #include "radik_gpu_device.cuh"
 #include "radik_gpu_kernels.cuh"
+#include "radik_gpu_dense_first.cuh"
 #include "radik_gpu_small.cuh"
 
 #define RADIK_EXPORT extern "C" __attribute__((visibility("default")))
@@ -769,14 +771,20 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 		radik::sample_kernel<Key><<<one, radik::THREADS, 0, stream>>>(a);
 		CUDA_TRY(cudaGetLastError());
 		if (dense)
-			radik::filter_dense_kernel<Key, true><<<wide, radik::THREADS, 0, stream>>>(a, 0);
+			radik::dense_first_kernel<Key><<<wide, radik::THREADS, 0, stream>>>(a);
 		else
 			radik::filter_kernel<Key, true><<<wide, radik::THREADS, 0, stream>>>(a, 0);
 		CUDA_TRY(cudaGetLastError());
 		radik::check_speculation_kernel<Key><<<one, radik::THREADS, 0, stream>>>(a);
 		CUDA_TRY(cudaGetLastError());
+		/* the dense pass's candidates' next digit, where the speculation held */
+		if (dense)
+		{
+			radik::histogram_kernel<Key, true><<<wide, radik::THREADS, 0, stream>>>(a);
+			CUDA_TRY(cudaGetLastError());
+		}
 		/* a full round 0 where the speculation missed (the kernels exit at once elsewhere) */
-		radik::histogram_kernel<Key><<<wide, radik::THREADS, 0, stream>>>(a);
+		radik::histogram_kernel<Key, false><<<wide, radik::THREADS, 0, stream>>>(a);
 		CUDA_TRY(cudaGetLastError());
 	}
 	for (int round = 0; round < ROUNDS; round++)
@@ -791,7 +799,7 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 			radik::choose_kernel<Key><<<one, radik::CHOOSE_THREADS, 0, stream>>>(a, round);
 			CUDA_TRY(cudaGetLastError());
 			if (dense)
-				radik::filter_dense_kernel<Key, false><<<wide, radik::THREADS, 0, stream>>>(a, round);
+				radik::filter_dense_kernel<Key><<<wide, radik::THREADS, 0, stream>>>(a, round);
 			else
 				radik::filter_kernel<Key, false><<<wide, radik::THREADS, 0, stream>>>(a, round);
 			CUDA_TRY(cudaGetLastError());

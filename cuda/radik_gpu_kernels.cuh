@@ -32,7 +32,9 @@
  *  - The filter is fused with the next round's histogram: while it copies the chosen bin's keys
  *    into the candidate buffer, it already counts their next digit, so each round reads its
  *    candidates once.  Filters are specialized by k: per-warp shared-memory write buffers when
- *    few keys are written (no block barrier per tile), a block-wide scan and buffer when many are.
+ *    few keys are written (no block barrier per tile), a block-wide scan and buffer when many are;
+ *    a dense speculative first pass has a kernel of its own (radik_gpu_dense_first.cuh), which
+ *    leaves its candidates' histogram to a read of them.
  *  - Loads are striped across the block (consecutive threads, consecutive keys), several per
  *    thread, the next tile's loaded while the current one is filtered; segments may start at any
  *    offset, so no alignment is assumed.
@@ -343,8 +345,9 @@ sample_kernel(SelectArgs<Key> a)
 
 /*
  * One block per segment, after the speculative pass: if the keys sent out number at most k and
- * the candidates make up the rest, the candidates (in buffer 0, their next digit already counted
- * in histogram 1) go on to round 1; otherwise everything is reset for a full round 0.
+ * the candidates make up the rest, the candidates (in buffer 0, their next digit counted in
+ * histogram 1 by the filter or, after a dense pass, by histogram_kernel<Key, true> next) go on
+ * to round 1; otherwise everything is reset for a full round 0.
  */
 template <typename Key>
 __global__ void __launch_bounds__(THREADS)
@@ -388,8 +391,15 @@ check_speculation_kernel(SelectArgs<Key> a)
 	}
 }
 
-/* Round 0's histogram over the input (later rounds' histograms come from the filter). */
-template <typename Key>
+/*
+ * A histogram the filters did not count on their way.  CANDIDATES false: round 0's over the
+ * input, where the speculative pass missed (fallback).  CANDIDATES true: round 1's over the
+ * candidates a dense speculative pass kept (dense_first_kernel does not count them: a
+ * shared-memory atomic per kept key, in a branch most warps take, cost that pass more than
+ * reading the candidates again does), where its guess held.  Later rounds' histograms come
+ * from the filters.
+ */
+template <typename Key, bool CANDIDATES>
 __global__ void __launch_bounds__(THREADS, 3)
 histogram_kernel(SelectArgs<Key> a)
 {
@@ -399,14 +409,14 @@ histogram_kernel(SelectArgs<Key> a)
 	const int	s = blockIdx.y + a.segment_base;
 	const SegmentState *st = &a.states[s];
 
-	if (st->action == ACTION_DONE || !st->fallback)
+	if (st->action == ACTION_DONE || (CANDIDATES ? st->fallback : !st->fallback))
 		return;
 
 	const unsigned long long begin = a.seg_offsets[s];
-	const unsigned long long length = st->length;
-	const int	shift = st->shift;
-	const int	width = st->width;
-	const unsigned long long prefix = st->prefix;
+	const unsigned long long length = CANDIDATES ? st->candidate_count[0] : st->length;
+	const int	shift = CANDIDATES ? st->next_shift : st->shift;
+	const int	width = CANDIDATES ? st->next_width : st->width;
+	const unsigned long long prefix = CANDIDATES ? st->next_prefix : st->prefix;
 
 	if ((unsigned long long) blockIdx.x * TILE >= length)
 		return;
@@ -414,7 +424,7 @@ histogram_kernel(SelectArgs<Key> a)
 		histogram[b] = 0;
 	__syncthreads();
 
-	const Key  *keys = a.keys + begin;
+	const Key  *keys = (CANDIDATES ? a.candidate_keys[0] : a.keys) + begin;
 
 	for (unsigned long long base = (unsigned long long) blockIdx.x * TILE; base < length;
 		 base += (unsigned long long) gridDim.x * TILE)
@@ -438,7 +448,8 @@ histogram_kernel(SelectArgs<Key> a)
 		}
 	}
 	__syncthreads();
-	add_block_histogram(histogram, segment_histogram(a.histograms, 0, a.segments, s));
+	add_block_histogram(histogram,
+						segment_histogram(a.histograms, CANDIDATES ? 1 : 0, a.segments, s));
 }
 
 /*
@@ -838,7 +849,9 @@ filter_kernel(SelectArgs<Key> a, int round)
  * destination, copied out with one global atomic when it fills up (a tile with more survivors
  * than the buffer holds writes straight to global memory).  Per-warp buffers would need a global
  * atomic every WARP_BUFFER entries, which serializes on the output counter when most keys are
- * written; this version pays barriers per tile instead.  The launcher picks one by k / n.
+ * written; this version pays barriers per tile instead.  The launcher picks one by k / n.  It
+ * serves the rounds after the first (which may cut ties); a dense speculative first pass has
+ * dense_first_kernel (radik_gpu_dense_first.cuh).
  */
 constexpr int WRITE_BUFFER = 1024;
 
@@ -891,7 +904,7 @@ flush_write_buffers(DenseFilterShared<Key> &sh, SegmentState *st, int target, Ke
 	__syncthreads();
 }
 
-template <typename Key, bool SPECULATIVE>
+template <typename Key>
 __global__ void __launch_bounds__(THREADS, 3)
 filter_dense_kernel(SelectArgs<Key> a, int round)
 {
@@ -904,9 +917,9 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 	__shared__ DenseFilterShared<Key> sh;
 	FilterPass<Key> f;
 
-	if (!filter_block_due<Key, SPECULATIVE>(a, round))
+	if (!filter_block_due<Key, false>(a, round))
 		return;
-	read_filter_pass<Key, SPECULATIVE>(a, f);
+	read_filter_pass<Key, false>(a, f);
 
 	const int	action = f.action;	/* a copy of its own: see FilterPass */
 
@@ -931,9 +944,7 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 		for (int j = 0; j < ITEMS; j++)
 		{
 			const unsigned long long i = base + (unsigned long long) j * THREADS + threadIdx.x;
-			const int	b = SPECULATIVE ?
-				(key[j] < f.speculative_low ? 0 : key[j] <= f.speculative_high ? 1 : 2) :
-				key_bin(key[j], f.shift, f.width, f.prefix);
+			const int	b = key_bin(key[j], f.shift, f.width, f.prefix);
 			int			kind = 0;
 
 			if (i < f.length)
@@ -1063,9 +1074,8 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 						f.out_limit);
 
 	if (action == ACTION_KEEP)
-		add_block_histogram(sh.histogram,
-							segment_histogram(a.histograms, SPECULATIVE ? 1 : (f.st->round + 1) & 1,
-											  a.segments, f.segment));
+		add_block_histogram(sh.histogram, segment_histogram(a.histograms, (f.st->round + 1) & 1,
+															a.segments, f.segment));
 }
 
 
