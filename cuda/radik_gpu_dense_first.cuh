@@ -18,7 +18,8 @@
  *  - the shared counts and bases alternate between two slots by tile, so a tile needs no
  *    barrier at its end;
  *  - full tiles load and test without bounds checks, only the last (partial) tile checks;
- *  - whether the caller gave ids is decided once per block, not per key;
+ *  - whether the caller gave ids, and whether the output holds them in 32 bits (store_out_id),
+ *    is decided once per block, not per key;
  *  - the kept keys' next digit is not counted here (histogram_kernel<Key, true> reads them
  *    again: a shared atomic per kept key sat in a branch that most warps take).
  * The speculative pass's contract is otherwise that of filter_kernel<Key, true>: keys below
@@ -72,9 +73,10 @@ load_full_tile(Key (&items)[Tile<Key>::ITEMS], const Key *keys, unsigned long lo
 
 /*
  * One tile: count, reserve, write.  FULL: every item lies within the keys.  HAS_IDS: ids come
- * from p.ids, else an entry's id is its index.
+ * from p.ids, else an entry's id is its index.  NARROW: outgoing indexes are stored in 32 bits
+ * (store_out_id; only without ids).
  */
-template <typename Key, bool FULL, bool HAS_IDS>
+template <typename Key, bool FULL, bool HAS_IDS, bool NARROW>
 __device__ __forceinline__ void
 dense_first_tile(const Key (&key)[Tile<Key>::ITEMS], unsigned long long base,
 				 const DenseFirstPass<Key> &p, DenseFirstShared &sh, int parity)
@@ -130,6 +132,8 @@ dense_first_tile(const Key (&key)[Tile<Key>::ITEMS], unsigned long long base,
 	const unsigned int out_room = out_left >= TILE ? (unsigned int) TILE : (unsigned int) out_left;
 	Key		   *const out_keys = p.out_keys + out_base;
 	uint64_t   *const out_ids = p.out_ids + out_base;
+	/* (a narrow output's slots are 4 bytes wide from the segment's first one: store_out_id) */
+	uint32_t   *const out_indexes = reinterpret_cast<uint32_t *>(p.out_ids) + out_base;
 	Key		   *const keep_keys = p.keep_keys + keep_base;
 	uint64_t   *const keep_ids = p.keep_ids + keep_base;
 	unsigned int out_at = before & 0xffffu;
@@ -157,8 +161,13 @@ dense_first_tile(const Key (&key)[Tile<Key>::ITEMS], unsigned long long base,
 
 			if (!out || slot < out_room)
 			{
+				const uint64_t id = HAS_IDS ? p.ids[index] : (uint64_t) index;
+
 				(out ? out_keys : keep_keys)[slot] = key[j];
-				(out ? out_ids : keep_ids)[slot] = HAS_IDS ? p.ids[index] : (uint64_t) index;
+				if (NARROW && out)
+					out_indexes[slot] = (uint32_t) id;
+				else
+					(out ? out_ids : keep_ids)[slot] = id;
 			}
 		}
 		out_at += __popc(out_mask);
@@ -167,7 +176,7 @@ dense_first_tile(const Key (&key)[Tile<Key>::ITEMS], unsigned long long base,
 }
 
 /* A block's tiles, the next one loading while this one is written. */
-template <typename Key, bool HAS_IDS>
+template <typename Key, bool HAS_IDS, bool NARROW>
 __device__ __forceinline__ void
 dense_first_tiles(const DenseFirstPass<Key> &p, DenseFirstShared &sh)
 {
@@ -191,9 +200,9 @@ dense_first_tiles(const DenseFirstPass<Key> &p, DenseFirstShared &sh)
 		else
 			load_tile(next, p.keys, base + stride, p.length);
 		if (base + TILE <= p.length)
-			dense_first_tile<Key, true, HAS_IDS>(key, base, p, sh, parity);
+			dense_first_tile<Key, true, HAS_IDS, NARROW>(key, base, p, sh, parity);
 		else
-			dense_first_tile<Key, false, HAS_IDS>(key, base, p, sh, parity);
+			dense_first_tile<Key, false, HAS_IDS, NARROW>(key, base, p, sh, parity);
 		parity ^= 1;
 #pragma unroll
 		for (int j = 0; j < ITEMS; j++)
@@ -226,9 +235,11 @@ dense_first_kernel(SelectArgs<Key> a)
 	p.keep_ids = f.keep_ids;
 
 	if (p.ids != nullptr)
-		dense_first_tiles<Key, true>(p, sh);
+		dense_first_tiles<Key, true, false>(p, sh);
+	else if (f.narrow_out_ids)
+		dense_first_tiles<Key, false, true>(p, sh);
 	else
-		dense_first_tiles<Key, false>(p, sh);
+		dense_first_tiles<Key, false, false>(p, sh);
 }
 
 }								/* namespace radik */

@@ -133,14 +133,30 @@ struct SelectArgs
 	Key		   *candidate_keys[2];	/* same layout as keys */
 	uint64_t   *candidate_ids[2];
 	Key		   *out_keys;		/* segment s: out_keys[out_offsets[s] ...], unsorted */
-	uint64_t   *out_ids;
+	uint64_t   *out_ids;		/* (32-bit indexes from there on where narrow_out_ids) */
 	SegmentState *states;
 	unsigned long long *histograms;	/* [2][segments][BINS] */
 	int			segments;		/* all segments of this selection */
 	int			segment_base;	/* first segment of this launch (gridDim.y is limited) */
 	int			warp_aggregate;	/* histogram: aggregate equal bins within a warp first */
 	int			speculate;		/* first pass guesses the k-th key from a sample */
+	int			narrow_out_ids;	/* output ids stored as 32-bit indexes (see store_out_id) */
 };
+
+/*
+ * Store an output entry's id.  Where the ids are positions below 2^32 and the answer is large,
+ * run_selection has the output hold them as 32-bit indexes (narrow, counted from the segment's
+ * first output slot), so that its sort moves 8-byte pairs instead of 12 or 16 bytes.
+ */
+template <typename Id>
+__device__ __forceinline__ void
+store_out_id(Id *ids, unsigned long long slot, Id id, int narrow)
+{
+	if (sizeof(Id) == 8 && narrow)
+		reinterpret_cast<uint32_t *>(ids)[slot] = (uint32_t) id;
+	else
+		ids[slot] = id;
+}
 
 template <typename Key>
 __device__ __forceinline__ int
@@ -589,13 +605,13 @@ struct FilterShared
 /*
  * One warp copies count entries of its buffer to dest_keys/dest_ids from the next free slot
  * (those at or beyond limit are only counted).  Id: 64-bit ids here, 32-bit indexes in the
- * one-pass small-k path.
+ * one-pass small-k path.  narrow: see store_out_id.
  */
 template <typename Key, typename Id>
 __device__ __forceinline__ void
 flush_warp_buffer(const Key *buffer_keys, const Id *buffer_ids, unsigned int count,
 				  unsigned long long *counter, Key *dest_keys, Id *dest_ids,
-				  unsigned long long limit)
+				  unsigned long long limit, int narrow = 0)
 {
 	const int	lane = threadIdx.x & 31;
 	unsigned long long base = 0;
@@ -608,7 +624,7 @@ flush_warp_buffer(const Key *buffer_keys, const Id *buffer_ids, unsigned int cou
 		if (base + i < limit)
 		{
 			dest_keys[base + i] = buffer_keys[i];
-			dest_ids[base + i] = buffer_ids[i];
+			store_out_id(dest_ids, base + i, buffer_ids[i], narrow);
 		}
 	__syncwarp();
 }
@@ -635,6 +651,7 @@ struct FilterPass
 	Key			speculative_low;
 	Key			speculative_high;
 	unsigned long long out_limit;	/* a speculative pass writes no more than k */
+	int			narrow_out_ids;	/* see store_out_id */
 	unsigned long long k_remaining;
 	int			next_shift;		/* the kept keys' digit, counted for the next round */
 	int			next_width;
@@ -691,6 +708,7 @@ read_filter_pass(const SelectArgs<Key> &a, FilterPass<Key> &f)
 	f.speculative_low = (Key) st->speculative_low;
 	f.speculative_high = (Key) st->speculative_high;
 	f.out_limit = SPECULATIVE ? st->k_remaining : ~0ull;
+	f.narrow_out_ids = a.narrow_out_ids;
 	f.k_remaining = st->k_remaining;
 	f.next_shift = st->next_shift;
 	f.next_width = st->next_width;
@@ -790,7 +808,7 @@ filter_kernel(SelectArgs<Key> a, int round)
 				if (staged_out + __popc(out_mask) > WARP_BUFFER)
 				{
 					flush_warp_buffer(out_buffer_keys, out_buffer_ids, staged_out, &f.st->out_count,
-									  f.out_keys, f.out_ids, f.out_limit);
+									  f.out_keys, f.out_ids, f.out_limit, f.narrow_out_ids);
 					staged_out = 0;
 				}
 				if (kind == 1)
@@ -831,7 +849,7 @@ filter_kernel(SelectArgs<Key> a, int round)
 	}
 	if (staged_out != 0)
 		flush_warp_buffer(out_buffer_keys, out_buffer_ids, staged_out, &f.st->out_count, f.out_keys,
-						  f.out_ids, f.out_limit);
+						  f.out_ids, f.out_limit, f.narrow_out_ids);
 	if (staged_kept != 0)
 		flush_warp_buffer(keep_buffer_keys, keep_buffer_ids, staged_kept, keep_counter, f.keep_keys,
 						  f.keep_ids, ~0ull);
@@ -873,7 +891,7 @@ template <typename Key>
 __device__ __forceinline__ void
 flush_write_buffers(DenseFilterShared<Key> &sh, SegmentState *st, int target, Key *out_keys,
 					uint64_t *out_ids, Key *keep_keys, uint64_t *keep_ids,
-					unsigned long long out_limit)
+					unsigned long long out_limit, int narrow_out_ids)
 {
 	__syncthreads();
 	if (threadIdx.x == 0)
@@ -890,7 +908,7 @@ flush_write_buffers(DenseFilterShared<Key> &sh, SegmentState *st, int target, Ke
 		if (to < out_limit)
 		{
 			out_keys[to] = sh.keys[0][i];
-			out_ids[to] = sh.ids[0][i];
+			store_out_id(out_ids, to, sh.ids[0][i], narrow_out_ids);
 		}
 	}
 	for (unsigned int i = threadIdx.x; i < sh.staged[1]; i += THREADS)
@@ -981,7 +999,7 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 		if ((!outs_direct && sh.staged[0] + outs > WRITE_BUFFER) ||
 			(!kept_direct && sh.staged[1] + kept > WRITE_BUFFER))
 			flush_write_buffers(sh, f.st, f.target, f.out_keys, f.out_ids, f.keep_keys, f.keep_ids,
-								f.out_limit);
+								f.out_limit, f.narrow_out_ids);
 		if (threadIdx.x == 0)
 		{
 			unsigned long long allowed = 0;
@@ -1028,7 +1046,7 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 				else if (sh.direct_base[0] + out_rank < f.out_limit)
 				{
 					f.out_keys[sh.direct_base[0] + out_rank] = key[j];
-					f.out_ids[sh.direct_base[0] + out_rank] = id;
+					store_out_id(f.out_ids, sh.direct_base[0] + out_rank, id, f.narrow_out_ids);
 				}
 				out_rank++;
 			}
@@ -1037,7 +1055,7 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 				if (tie_rank < allowed)
 				{
 					f.out_keys[sh.tie_base + tie_rank] = key[j];
-					f.out_ids[sh.tie_base + tie_rank] = id;
+					store_out_id(f.out_ids, sh.tie_base + tie_rank, id, f.narrow_out_ids);
 				}
 				tie_rank++;
 			}
@@ -1071,13 +1089,22 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 			key[j] = next[j];
 	}
 	flush_write_buffers(sh, f.st, f.target, f.out_keys, f.out_ids, f.keep_keys, f.keep_ids,
-						f.out_limit);
+						f.out_limit, f.narrow_out_ids);
 
 	if (action == ACTION_KEEP)
 		add_block_histogram(sh.histogram, segment_histogram(a.histograms, (f.st->round + 1) & 1,
 															a.segments, f.segment));
 }
 
+
+/* 64-bit ids from the 32-bit indexes a narrow output sorted (store_out_id). */
+__global__ void __launch_bounds__(THREADS)
+widen_ids_kernel(const uint32_t *indexes, uint64_t *ids, unsigned long long n)
+{
+	for (unsigned long long i = (unsigned long long) blockIdx.x * THREADS + threadIdx.x; i < n;
+		 i += (unsigned long long) gridDim.x * THREADS)
+		ids[i] = indexes[i];
+}
 
 /* The largest of n keys, into *result (which the caller set to 0). */
 template <typename Key>

@@ -1226,8 +1226,15 @@ test_chunk_boundaries(size_t capacity)
  * share their high bits, their low bits, all their bits, or all but one, and over keys whose three
  * outliers differ in bits the others share: they are the last three keys pushed, which a sample
  * of every (count / 2048)-th key from the first never reads (where everything pushed is the
- * answer, k >= n, the answer is sorted in the order pushed).
+ * answer, k >= n, the answer is sorted in the order pushed).  Each input also goes through the
+ * batch call without ids, where the GPU keeps a large answer's positions as 32-bit indexes until
+ * its sort (store_out_id in cuda/radik_gpu_kernels.cuh): every id must still be its key's
+ * position.
  */
+static void check_batch(const char *label, radik_device device, int key_bytes,
+						const uint64_t *keys, const uint64_t *offsets, size_t segments,
+						const uint64_t *ks, int with_ids, answer *outputs);
+
 static void
 test_large_sorted_answers(void)
 {
@@ -1240,6 +1247,7 @@ test_large_sorted_answers(void)
 	const size_t n = ((size_t) 6 << 20) + 3;
 	uint64_t   *keys = checked_malloc(n * sizeof(uint64_t));
 	uint64_t	ks[] = {n - n / 8, n - 1, n};
+	const uint64_t batch_offsets[] = {0, n};
 	size_t		shape;
 
 	group_begin("large sorted answers over keys sharing high or low bits");
@@ -1264,6 +1272,12 @@ test_large_sorted_answers(void)
 					UINT64_C(0x7FFF0000) + rng_below(UINT64_C(1) << 16);
 		}
 		check_input(labels[shape], key_bytes, keys, n, ks, (int) LENGTH(ks), CHUNK_FULL, 0);
+		if (test_cpu)
+			check_batch(labels[shape], RADIK_DEVICE_CPU, key_bytes, keys, batch_offsets, 1, ks, 0,
+						NULL);
+		if (test_gpu)
+			check_batch(labels[shape], RADIK_DEVICE_GPU, key_bytes, keys, batch_offsets, 1, ks, 0,
+						NULL);
 	}
 	free(keys);
 	group_end();
