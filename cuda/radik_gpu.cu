@@ -59,7 +59,8 @@ using radik::SelectArgs;
 
 /*
  * A single segment's sorted answer of at least this many entries whose ids are positions (the
- * caller gave none) keeps them as 32-bit indexes until the sort has run: cub sorts 8-byte pairs
+ * caller gave none), in a dense selection (k > n / DENSE_OUTPUT_RATIO: the filters that write
+ * it are the dense ones), keeps them as 32-bit indexes until the sort has run: cub sorts 8-byte pairs
  * instead of 12 or 16 bytes (2^28 pairs of 32-bit keys: 10.09 -> 8.27 ms, then 0.93 ms to
  * widen the indexes), and the selection writes 4 bytes less for each.  Smaller answers are not
  * worth a launch more.
@@ -793,7 +794,7 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 	a.warp_aggregate = warp_aggregate;
 	a.speculate = speculate;
 	/* a large sorted answer of positions: indexes in 32 bits until the sort (store_out_id) */
-	a.narrow_out_ids = ids == NULL && segments == 1 && sorted_keys != NULL &&
+	a.narrow_out_ids = dense && ids == NULL && segments == 1 && sorted_keys != NULL &&
 		total_out - out_offsets[0] >= NARROW_IDS_MIN_ENTRIES &&
 		offsets[1] - offsets[0] <= ((uint64_t) 1 << 32);
 

@@ -236,7 +236,7 @@ dense_first_kernel(SelectArgs<Key> a)
 
 	if (p.ids != nullptr)
 		dense_first_tiles<Key, true, false>(p, sh);
-	else if (f.narrow_out_ids)
+	else if (a.narrow_out_ids)
 		dense_first_tiles<Key, false, true>(p, sh);
 	else
 		dense_first_tiles<Key, false, false>(p, sh);

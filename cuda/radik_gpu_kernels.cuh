@@ -144,9 +144,11 @@ struct SelectArgs
 };
 
 /*
- * Store an output entry's id.  Where the ids are positions below 2^32 and the answer is large,
- * run_selection has the output hold them as 32-bit indexes (narrow, counted from the segment's
- * first output slot), so that its sort moves 8-byte pairs instead of 12 or 16 bytes.
+ * Store an output entry's id.  Where the ids are positions below 2^32 and the answer is large
+ * (and dense: only the dense filters write narrow), run_selection has the output hold them as
+ * 32-bit indexes (narrow, counted from the segment's first output slot), so that its sort moves
+ * 8-byte pairs instead of 12 or 16 bytes.  (Passing the flag through the sparse filter_kernel
+ * cost its small-k selections 3-10% on the H200: 2^30 float32 k = 65536 1.35 -> 1.42 ms.)
  */
 template <typename Id>
 __device__ __forceinline__ void
@@ -605,13 +607,13 @@ struct FilterShared
 /*
  * One warp copies count entries of its buffer to dest_keys/dest_ids from the next free slot
  * (those at or beyond limit are only counted).  Id: 64-bit ids here, 32-bit indexes in the
- * one-pass small-k path.  narrow: see store_out_id.
+ * one-pass small-k path.
  */
 template <typename Key, typename Id>
 __device__ __forceinline__ void
 flush_warp_buffer(const Key *buffer_keys, const Id *buffer_ids, unsigned int count,
 				  unsigned long long *counter, Key *dest_keys, Id *dest_ids,
-				  unsigned long long limit, int narrow = 0)
+				  unsigned long long limit)
 {
 	const int	lane = threadIdx.x & 31;
 	unsigned long long base = 0;
@@ -624,7 +626,7 @@ flush_warp_buffer(const Key *buffer_keys, const Id *buffer_ids, unsigned int cou
 		if (base + i < limit)
 		{
 			dest_keys[base + i] = buffer_keys[i];
-			store_out_id(dest_ids, base + i, buffer_ids[i], narrow);
+			dest_ids[base + i] = buffer_ids[i];
 		}
 	__syncwarp();
 }
@@ -651,7 +653,6 @@ struct FilterPass
 	Key			speculative_low;
 	Key			speculative_high;
 	unsigned long long out_limit;	/* a speculative pass writes no more than k */
-	int			narrow_out_ids;	/* see store_out_id */
 	unsigned long long k_remaining;
 	int			next_shift;		/* the kept keys' digit, counted for the next round */
 	int			next_width;
@@ -708,7 +709,6 @@ read_filter_pass(const SelectArgs<Key> &a, FilterPass<Key> &f)
 	f.speculative_low = (Key) st->speculative_low;
 	f.speculative_high = (Key) st->speculative_high;
 	f.out_limit = SPECULATIVE ? st->k_remaining : ~0ull;
-	f.narrow_out_ids = a.narrow_out_ids;
 	f.k_remaining = st->k_remaining;
 	f.next_shift = st->next_shift;
 	f.next_width = st->next_width;
@@ -808,7 +808,7 @@ filter_kernel(SelectArgs<Key> a, int round)
 				if (staged_out + __popc(out_mask) > WARP_BUFFER)
 				{
 					flush_warp_buffer(out_buffer_keys, out_buffer_ids, staged_out, &f.st->out_count,
-									  f.out_keys, f.out_ids, f.out_limit, f.narrow_out_ids);
+									  f.out_keys, f.out_ids, f.out_limit);
 					staged_out = 0;
 				}
 				if (kind == 1)
@@ -849,7 +849,7 @@ filter_kernel(SelectArgs<Key> a, int round)
 	}
 	if (staged_out != 0)
 		flush_warp_buffer(out_buffer_keys, out_buffer_ids, staged_out, &f.st->out_count, f.out_keys,
-						  f.out_ids, f.out_limit, f.narrow_out_ids);
+						  f.out_ids, f.out_limit);
 	if (staged_kept != 0)
 		flush_warp_buffer(keep_buffer_keys, keep_buffer_ids, staged_kept, keep_counter, f.keep_keys,
 						  f.keep_ids, ~0ull);
@@ -999,7 +999,7 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 		if ((!outs_direct && sh.staged[0] + outs > WRITE_BUFFER) ||
 			(!kept_direct && sh.staged[1] + kept > WRITE_BUFFER))
 			flush_write_buffers(sh, f.st, f.target, f.out_keys, f.out_ids, f.keep_keys, f.keep_ids,
-								f.out_limit, f.narrow_out_ids);
+								f.out_limit, a.narrow_out_ids);
 		if (threadIdx.x == 0)
 		{
 			unsigned long long allowed = 0;
@@ -1046,7 +1046,7 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 				else if (sh.direct_base[0] + out_rank < f.out_limit)
 				{
 					f.out_keys[sh.direct_base[0] + out_rank] = key[j];
-					store_out_id(f.out_ids, sh.direct_base[0] + out_rank, id, f.narrow_out_ids);
+					store_out_id(f.out_ids, sh.direct_base[0] + out_rank, id, a.narrow_out_ids);
 				}
 				out_rank++;
 			}
@@ -1055,7 +1055,7 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 				if (tie_rank < allowed)
 				{
 					f.out_keys[sh.tie_base + tie_rank] = key[j];
-					store_out_id(f.out_ids, sh.tie_base + tie_rank, id, f.narrow_out_ids);
+					store_out_id(f.out_ids, sh.tie_base + tie_rank, id, a.narrow_out_ids);
 				}
 				tie_rank++;
 			}
@@ -1089,7 +1089,7 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 			key[j] = next[j];
 	}
 	flush_write_buffers(sh, f.st, f.target, f.out_keys, f.out_ids, f.keep_keys, f.keep_ids,
-						f.out_limit, f.narrow_out_ids);
+						f.out_limit, a.narrow_out_ids);
 
 	if (action == ACTION_KEEP)
 		add_block_histogram(sh.histogram, segment_histogram(a.histograms, (f.st->round + 1) & 1,
