@@ -60,10 +60,10 @@ using radik::SelectArgs;
 /*
  * A single segment's sorted answer of at least this many entries whose ids are positions (the
  * caller gave none), in a dense selection (k > n / DENSE_OUTPUT_RATIO: the filters that write
- * it are the dense ones), keeps them as 32-bit indexes until the sort has run: cub sorts 8-byte pairs
- * instead of 12 or 16 bytes (2^28 pairs of 32-bit keys: 10.09 -> 8.27 ms, then 0.93 ms to
- * widen the indexes), and the selection writes 4 bytes less for each.  Smaller answers are not
- * worth a launch more.
+ * it are the dense ones), keeps them as 32-bit indexes until the sort has run: cub sorts 8-byte
+ * pairs instead of 12 or 16 bytes (2^28 pairs of 32-bit keys: 10.09 -> 8.27 ms, then 0.93 ms
+ * to widen the indexes), and the selection writes 4 bytes less for each.  Smaller answers are
+ * not worth a launch more.
  */
 #define NARROW_IDS_MIN_ENTRIES (1u << 22)
 

@@ -150,11 +150,10 @@ struct SelectArgs
  * 8-byte pairs instead of 12 or 16 bytes.  (Passing the flag through the sparse filter_kernel
  * cost its small-k selections 3-10% on the H200: 2^30 float32 k = 65536 1.35 -> 1.42 ms.)
  */
-template <typename Id>
 __device__ __forceinline__ void
-store_out_id(Id *ids, unsigned long long slot, Id id, int narrow)
+store_out_id(uint64_t *ids, unsigned long long slot, uint64_t id, int narrow)
 {
-	if (sizeof(Id) == 8 && narrow)
+	if (narrow)
 		reinterpret_cast<uint32_t *>(ids)[slot] = (uint32_t) id;
 	else
 		ids[slot] = id;
