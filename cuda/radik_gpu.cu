@@ -388,6 +388,46 @@ grid_width(uint64_t max_length, size_t segments_in_launch)
 	return (unsigned int) wanted;
 }
 
+/*
+ * cub's radix sort of count pairs, with 32-bit offsets where count fits them: cub tunes its passes
+ * per offset width, and with 32-bit offsets they take 23 items a thread instead of 17 for 4-byte
+ * keys and values (2^28 such pairs on 30 bits: 7.29 ms against 8.37 on the H200).  temp NULL:
+ * *temp_bytes gets the size of workspace the call needs.
+ */
+template <typename Key, typename Value>
+static cudaError_t
+radix_sort_pairs(void *temp, size_t *temp_bytes, const Key *keys, Key *sorted_keys,
+				 const Value *values, Value *sorted_values, uint64_t count, int begin_bit,
+				 int end_bit, cudaStream_t stream)
+{
+	if (count <= UINT32_MAX)
+		return cub::DeviceRadixSort::SortPairs(temp, *temp_bytes, keys, sorted_keys, values,
+											   sorted_values, (uint32_t) count, begin_bit,
+											   end_bit, stream);
+	return cub::DeviceRadixSort::SortPairs(temp, *temp_bytes, keys, sorted_keys, values,
+										   sorted_values, count, begin_bit, end_bit, stream);
+}
+
+/* Workspace radix_sort_pairs needs for any count up to total_out (its size grows with count). */
+template <typename Key, typename Value>
+static cudaError_t
+radix_sort_temp_bytes(uint64_t total_out, size_t *bytes)
+{
+	size_t		wide_bytes = 0;
+	cudaError_t	status;
+
+	status = radix_sort_pairs<Key, Value>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr,
+										  total_out < UINT32_MAX ? total_out : UINT32_MAX, 0,
+										  (int) sizeof(Key) * 8, 0);
+	if (status != cudaSuccess || total_out <= UINT32_MAX)
+		return status;
+	status = radix_sort_pairs<Key, Value>(nullptr, &wide_bytes, nullptr, nullptr, nullptr,
+										  nullptr, total_out, 0, (int) sizeof(Key) * 8, 0);
+	if (wide_bytes > *bytes)
+		*bytes = wide_bytes;
+	return status;
+}
+
 /* Bytes of sort workspace for total_out entries in the given number of segments. */
 template <typename Key>
 static radik_status
@@ -401,12 +441,8 @@ sort_temp_bytes(uint64_t total_out, size_t segments, size_t *bytes, radik_error 
 		size_t		narrow_bytes = 0;
 
 		/* 64-bit ids, or 32-bit indexes where the output is narrow (run_selection) */
-		CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, *bytes, (const Key *) nullptr,
-												 (Key *) nullptr, (const uint64_t *) nullptr,
-												 (uint64_t *) nullptr, total_out));
-		CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, narrow_bytes, (const Key *) nullptr,
-												 (Key *) nullptr, (const uint32_t *) nullptr,
-												 (uint32_t *) nullptr, total_out));
+		CUDA_TRY((radix_sort_temp_bytes<Key, uint64_t>(total_out, bytes)));
+		CUDA_TRY((radix_sort_temp_bytes<Key, uint32_t>(total_out, &narrow_bytes)));
 		if (narrow_bytes > *bytes)
 			*bytes = narrow_bytes;
 	}
@@ -686,15 +722,13 @@ sort_pairs(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_t *
 	}
 	else if (!narrow)
 	{
-		CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->sort_temp.ptr, temp_bytes, keys, sorted_keys,
-												 ids, sorted_ids, count, begin_bit, end_bit,
-												 stream));
+		CUDA_TRY(radix_sort_pairs(ws->sort_temp.ptr, &temp_bytes, keys, sorted_keys, ids,
+								  sorted_ids, count, begin_bit, end_bit, stream));
 		return RADIK_OK;
 	}
 	else
-		CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->sort_temp.ptr, temp_bytes, keys, sorted_keys,
-												 indexes, sorted_indexes, count, begin_bit,
-												 end_bit, stream));
+		CUDA_TRY(radix_sort_pairs(ws->sort_temp.ptr, &temp_bytes, keys, sorted_keys, indexes,
+								  sorted_indexes, count, begin_bit, end_bit, stream));
 
 	const uint64_t blocks = (count + radik::THREADS - 1) / radik::THREADS;
 
