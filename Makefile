@@ -56,7 +56,7 @@ endif
 
 PG_CPPFLAGS += -Icuda -Isrc
 EXTRA_CLEAN = $(CUDA_OBJS) cuda/radik_gpu_absent.o test/results test/engine/engine_test \
-	test/engine/engine_bench test/engine/filter_traffic_probe
+	test/engine/engine_bench test/engine/filter_traffic_probe test/engine/sort_probe
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -90,6 +90,9 @@ test/engine/engine_bench: test/engine/engine_bench.cu $(CUDA_OBJS) cuda/radik_en
 	rm -f test/engine/bench_engine.o test/engine/bench_cpu.o
 # The memory traffic of the dense filter in its simplest shapes (no engine code; see its header).
 test/engine/filter_traffic_probe: test/engine/filter_traffic_probe.cu
+	$(NVCC) $(NVCC_FLAGS) -o $@ $<
+# cub's radix sort of a large answer by offset and digit width (no engine code; see its header).
+test/engine/sort_probe: test/engine/sort_probe.cu
 	$(NVCC) $(NVCC_FLAGS) -o $@ $<
 else
 test/engine/engine_test: $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c $(ENGINE_HEADERS)
