@@ -54,7 +54,9 @@ template <typename Key, typename Value>
 __global__ void
 generate(Key *keys, Value *values, u64 n, u32 seed)
 {
-	for (u64 i = blockIdx.x * (u64) blockDim.x + threadIdx.x; i < n; i += (u64) gridDim.x * blockDim.x)
+	const u64	stride = (u64) gridDim.x * blockDim.x;
+
+	for (u64 i = blockIdx.x * (u64) blockDim.x + threadIdx.x; i < n; i += stride)
 	{
 		const u32	h = murmur_mix((u32) i * 0x9e3779b9u ^ seed);
 
@@ -70,7 +72,9 @@ template <typename Key>
 __global__ void
 count_out_of_order(const Key *keys, u64 n, u64 *count)
 {
-	for (u64 i = blockIdx.x * (u64) blockDim.x + threadIdx.x; i + 1 < n; i += (u64) gridDim.x * blockDim.x)
+	const u64	stride = (u64) gridDim.x * blockDim.x;
+
+	for (u64 i = blockIdx.x * (u64) blockDim.x + threadIdx.x; i + 1 < n; i += stride)
 		if (keys[i] > keys[i + 1])
 			atomicAdd(count, 1ull);
 }
