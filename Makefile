@@ -93,10 +93,10 @@ test/engine/engine_bench: test/engine/engine_bench.cu $(CUDA_OBJS) cuda/radik_en
 test/engine/filter_traffic_probe: test/engine/filter_traffic_probe.cu
 	$(NVCC) $(NVCC_FLAGS) -o $@ $<
 # cub's radix sort of a large answer by offset and digit width (no engine code; see its header).
-test/engine/sort_probe: test/engine/sort_probe.cu
+test/engine/sort_probe: test/engine/sort_probe.cu test/engine/probe_common.cuh
 	$(NVCC) $(NVCC_FLAGS) -o $@ $<
 # The last pass of a sample sort of a large answer, alone (no engine code; see its header).
-test/engine/bucket_sort_probe: test/engine/bucket_sort_probe.cu
+test/engine/bucket_sort_probe: test/engine/bucket_sort_probe.cu test/engine/probe_common.cuh
 	$(NVCC) $(NVCC_FLAGS) -o $@ $<
 else
 test/engine/engine_test: $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c $(ENGINE_HEADERS)

@@ -25,32 +25,10 @@
 #include <cstdio>
 #include <vector>
 
-#define CHECK_CUDA(call) \
-	do { \
-		cudaError_t check_error_ = (call); \
-		if (check_error_ != cudaSuccess) \
-		{ \
-			printf("%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(check_error_)); \
-			return 1; \
-		} \
-	} while (0)
-
-using u32 = uint32_t;
-using u64 = unsigned long long;
+#include "probe_common.cuh"
 
 static const u64 ENTRIES = 1ull << 28;
 static const size_t TEMP_BYTES = 5ull << 30;
-
-__device__ __forceinline__ u32
-murmur_mix(u32 h)
-{
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
-}
 
 /* How generate draws its keys. */
 enum KeyShape
