@@ -391,7 +391,7 @@ grid_width(uint64_t max_length, size_t segments_in_launch)
 /*
  * cub's radix sort of count pairs, with 32-bit offsets where count fits them: cub tunes its passes
  * per offset width, and with 32-bit offsets they take 23 items a thread instead of 17 for 4-byte
- * keys and values (2^28 such pairs on 30 bits: 7.29 ms against 8.37 on the H200).  temp NULL:
+ * keys and values (2^28 such pairs on 30 bits: 7.28 ms against 8.37 on the H200).  temp NULL:
  * *temp_bytes gets the size of workspace the call needs.
  */
 template <typename Key, typename Value>

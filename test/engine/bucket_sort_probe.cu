@@ -9,10 +9,11 @@
  * last pass alone: 2^28 (4-byte key, 32-bit position) pairs already grouped into buckets of a
  * tile whose keys differ in their low 12 to 24 bits, each bucket loaded by one block, sorted with
  * cub::BlockRadixSort on those bits and written as float keys and 64-bit ids (2 GB read, 3 GB
- * written); and, for the floor, two 1 GB device copies.
+ * written); and, for comparison, two 1 GB device copies (4 GB moved against the pass's 5 GB).
  *
  * CUDA events around the kernel, median of 10 runs after 2 warm-ups, keys regenerated before
- * every run; every bucket is checked to be in order.  Build and run on a GPU host:
+ * every run; every bucket's keys are checked to be in order (the ids are not checked).
+ * Build and run on a GPU host:
  *   make with_llvm=no test/engine/bucket_sort_probe && test/engine/bucket_sort_probe
  */
 #include <cub/cub.cuh>
@@ -25,7 +26,11 @@
 
 static const u64 ENTRIES = 1ull << 28;
 
-/* Entry i is in bucket i / tile; its key is random in the low low_bits, its bucket above. */
+/*
+ * Entry i is in bucket i / tile; its key is random in the low low_bits, with the bucket number
+ * above them (cut off at 32 bits where buckets and low bits need more: the sort and the check
+ * look at each bucket's low bits only).
+ */
 __global__ void
 generate(u32 *keys, u32 *positions, u64 n, u32 tile, int low_bits, u32 seed)
 {

@@ -12,11 +12,12 @@
  * 8 and 10 bits at other block shapes (a policy of our own through cub's DispatchRadixSort;
  * 11-bit digits need more than the 48 kB of static shared memory at any useful block size).
  * Two lines say what other layouts would cost: pairs whose keys differ in 24 bits only (three
- * passes: what sorting the answer after a first partition by its top bits would leave), and the
- * key and its 32-bit position packed into one 8-byte key sorted alone on the key's 30 bits.
+ * of cub's passes instead of four), and the key and its 32-bit position packed into one 8-byte
+ * key sorted alone on the key's 30 bits.
  *
  * CUDA events around the sort, median of 10 runs after 2 warm-ups, keys regenerated before
- * every run; each result is checked to be in order.  Build and run on a GPU host:
+ * every run; each result's keys are checked to be in order (the values are not checked).
+ * Build and run on a GPU host:
  *   make with_llvm=no test/engine/sort_probe && test/engine/sort_probe
  */
 #include <cub/cub.cuh>
