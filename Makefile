@@ -57,7 +57,7 @@ endif
 PG_CPPFLAGS += -Icuda -Isrc
 EXTRA_CLEAN = $(CUDA_OBJS) cuda/radik_gpu_absent.o test/results test/engine/engine_test \
 	test/engine/engine_bench test/engine/filter_traffic_probe test/engine/sort_probe \
-	test/engine/bucket_sort_probe
+	test/engine/bucket_sort_probe test/engine/sample_sort_probe
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -97,6 +97,9 @@ test/engine/sort_probe: test/engine/sort_probe.cu test/engine/probe_common.cuh
 	$(NVCC) $(NVCC_FLAGS) -o $@ $<
 # The last pass of a sample sort of a large answer, alone (no engine code; see its header).
 test/engine/bucket_sort_probe: test/engine/bucket_sort_probe.cu test/engine/probe_common.cuh
+	$(NVCC) $(NVCC_FLAGS) -o $@ $<
+# A two-level sample sort of a large answer against cub's sort (no engine code; see its header).
+test/engine/sample_sort_probe: test/engine/sample_sort_probe.cu test/engine/probe_common.cuh
 	$(NVCC) $(NVCC_FLAGS) -o $@ $<
 else
 test/engine/engine_test: $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c $(ENGINE_HEADERS)
