@@ -37,6 +37,9 @@ void		prefix##_release_cache(void);
 RADIK_BACKEND_FUNCTIONS(radik_cpu)
 RADIK_BACKEND_FUNCTIONS(radik_gpu)
 
+/* The GPU backend's side of radik_set_gpu_memory_limit. */
+void		radik_gpu_set_memory_limit(uint64_t bytes);
+
 /* Write a formatted message into err (NULL allowed) and return status. */
 radik_status radik_fail(radik_error *err, radik_status status, const char *fmt,...)
 #ifdef __GNUC__

@@ -353,6 +353,12 @@ radik_select_batch(radik_device device, int key_bytes, const void *keys,
 }
 
 void
+radik_set_gpu_memory_limit(uint64_t bytes)
+{
+	radik_gpu_set_memory_limit(bytes);
+}
+
+void
 radik_release_cache(void)
 {
 	radik_cpu_release_cache();

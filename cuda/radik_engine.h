@@ -122,6 +122,14 @@ radik_status radik_select_batch(radik_device device, int key_bytes, const void *
 								uint64_t *out_keys, uint64_t *out_ids, uint64_t *out_counts,
 								radik_error *err);
 
+/*
+ * Cap the GPU memory this process's selections may hold at once, in bytes (0, the default: no cap
+ * beyond the device's own).  A GPU call that would need more fails with RADIK_OUT_OF_MEMORY, as
+ * when the device itself is out of memory; a cache held from before is given back at the next
+ * radik_open.  Touches no CUDA state: it may be called before any GPU call.
+ */
+void		radik_set_gpu_memory_limit(uint64_t bytes);
+
 /* Give back every cached buffer and device allocation of this process (for tests and exit). */
 void		radik_release_cache(void);
 

@@ -10,7 +10,8 @@
  * because cudaMalloc and cudaHostAlloc cost far more than a selection of a few million keys.
  * Nothing is ever sized by k alone: every buffer is bounded by the rows pushed (plus one chunk),
  * so LIMIT ALL is safe.  A second selection opened while the cached workspace is busy gets a
- * private one, freed at close.
+ * private one, freed at close.  The device memory all workspaces hold is counted, and capped by
+ * radik_gpu_set_memory_limit: a buffer that would pass the cap fails as out of memory.
  *
  * Streaming: chunks are copied asynchronously from the pinned buffer the caller filled, while the
  * caller fills the other one.  Rows accumulate on the device until they reach k + max(k, chunk),
@@ -222,6 +223,19 @@ typedef struct Workspace
 
 static Workspace cached_workspace;	/* zero-initialised: no constructor runs at load time */
 
+/*
+ * The device memory this process's workspaces hold, and the most they may (0: no cap beyond
+ * the device's own), set by radik_gpu_set_memory_limit.
+ */
+static size_t device_bytes_held;
+static uint64_t device_bytes_limit;
+
+RADIK_EXPORT void
+radik_gpu_set_memory_limit(uint64_t bytes)
+{
+	device_bytes_limit = bytes;
+}
+
 static radik_status
 workspace_init(Workspace *ws, radik_error *err)
 {
@@ -240,6 +254,7 @@ buffer_free(DeviceBuffer *b)
 {
 	if (b->ptr)
 		(void) cudaFree(b->ptr);
+	device_bytes_held -= b->bytes;
 	b->ptr = NULL;
 	b->bytes = 0;
 }
@@ -344,6 +359,15 @@ buffer_reserve(DeviceBuffer *b, size_t bytes, size_t keep, cudaStream_t stream, 
 	CUDA_TRY(cudaStreamSynchronize(stream));
 	if (keep == 0)
 		buffer_free(b);			/* free first, so the peak is the new size alone */
+	if (device_bytes_limit > 0 && device_bytes_held + grown > device_bytes_limit)
+	{
+		if (device_bytes_held + bytes > device_bytes_limit)
+			return radik_fail(err, RADIK_OUT_OF_MEMORY,
+							  "%zu bytes of GPU memory are needed, %zu are held, and the "
+							  "limit is %llu", bytes, device_bytes_held,
+							  (unsigned long long) device_bytes_limit);
+		grown = bytes;			/* the doubling alone would pass the limit */
+	}
 	if (cudaMalloc(&fresh, grown) != cudaSuccess)
 	{
 		(void) cudaGetLastError();
@@ -357,6 +381,7 @@ buffer_reserve(DeviceBuffer *b, size_t bytes, size_t keep, cudaStream_t stream, 
 			return radik_fail(err, RADIK_OUT_OF_MEMORY,
 							  "cannot allocate %zu bytes of GPU memory", bytes);
 	}
+	device_bytes_held += grown;
 	if (keep > 0 && b->ptr != NULL)
 	{
 		CUDA_TRY(cudaMemcpyAsync(fresh, b->ptr, keep, cudaMemcpyDeviceToDevice, stream));
@@ -1028,6 +1053,10 @@ radik_gpu_open(int key_bytes, uint64_t k, uint64_t expected_rows, void **state, 
 		return radik_fail(err, RADIK_OUT_OF_MEMORY, "out of host memory for a GPU selection");
 	sel->key_bytes = key_bytes;
 	sel->k = k;
+	/* A cache held from before a lower limit is given back, not kept above it. */
+	if (device_bytes_limit > 0 && device_bytes_held > device_bytes_limit &&
+		!cached_workspace.in_use)
+		workspace_free(&cached_workspace);
 	status = workspace_acquire(&sel->ws, err);
 	if (status == RADIK_OK)
 		status = reserve_pinned(sel->ws, chunk, err);

@@ -114,3 +114,9 @@ void
 radik_gpu_release_cache(void)
 {
 }
+
+void
+radik_gpu_set_memory_limit(uint64_t bytes)
+{
+	(void) bytes;
+}

@@ -9,6 +9,7 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
 #include <unistd.h>
 
 #include "fmgr.h"
@@ -25,6 +26,7 @@ double		radik_gpu_startup_cost = 300000.0;
 double		radik_key_cost = 0.0025;
 double		radik_selection_cost = 100.0;
 double		radik_gpu_min_rows = 1000000.0;
+int			radik_gpu_memory_limit_kb = 0;
 bool		radik_threshold_seed = true;
 double		radik_threshold_seed_margin = 4.0;
 
@@ -114,6 +116,15 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("radik.gpu_memory_limit",
+							"Sets the most GPU memory a backend's selections may hold.",
+							"0 means no limit beyond the GPU's own memory.  A selection that would need more fails as when the GPU is out of memory: under radik.device = auto it is run again on the CPU, under gpu it is an error.",
+							&radik_gpu_memory_limit_kb,
+							0, 0, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("radik.threshold_seed",
 							 "Lets a selection of many rows sample the table for a first key threshold.",

@@ -28,6 +28,7 @@ extern double radik_gpu_startup_cost;
 extern double radik_key_cost;
 extern double radik_selection_cost;
 extern double radik_gpu_min_rows;
+extern int	radik_gpu_memory_limit_kb;
 extern bool radik_threshold_seed;
 extern double radik_threshold_seed_margin;
 

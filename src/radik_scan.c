@@ -528,6 +528,7 @@ run_selection(RadikScanState *state)
 	state->totals.seed_pages += result.stats.seed_pages;
 	state->totals.seed_thresholds += result.stats.seed_thresholds;
 	state->totals.seed_misses += result.stats.seed_misses;
+	state->totals.gpu_fallbacks += result.stats.gpu_fallbacks;
 	state->totals.scan_ms += result.stats.scan_ms;
 	state->totals.copy_ms += result.stats.copy_ms;
 	state->totals.select_ms += result.stats.select_ms;
@@ -813,6 +814,9 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		if (es->costs)
 			ExplainPropertyText("Device", state->totals.device, es);
+		/* Selections the GPU could not hold, run on the CPU instead (radik.device = auto). */
+		if (es->costs && state->totals.gpu_fallbacks > 0)
+			ExplainPropertyInteger("GPU Fallbacks", NULL, state->totals.gpu_fallbacks, es);
 		ExplainPropertyInteger("Rows Scanned", NULL,
 							   state->totals.rows_scanned + state->totals.rows_rescanned, es);
 		if (es->costs)

@@ -35,6 +35,10 @@
  * ties with the last one kept.  Only when it is equal does a second pass over the table (in this
  * process) collect every row whose key equals the boundary key.
  *
+ * Under radik.device = auto, a selection the GPU runs out of memory for (its own memory, or
+ * radik.gpu_memory_limit) is no error: the scan stops, the selection is closed and run again from
+ * the start on the CPU twin (select_table), and the server log says so.
+ *
  * The engine selection is closed by a reset callback on a private memory context, so an error or
  * a cancel anywhere in the scan releases its pinned and device memory when the caller's memory
  * is cleaned up; the parallel context, if any, is cleaned up by the transaction's abort.
@@ -84,6 +88,9 @@ typedef struct TidList
 typedef struct EngineFeed
 {
 	EngineGuard *guard;
+	radik_device device;		/* where the selection runs */
+	bool		gpu_out_of_memory;	/* it ran out of GPU memory, radik.device being auto */
+	radik_error gpu_failure;	/* the engine's words for it */
 	int			key_bytes;
 	void	   *keys;
 	uint64	   *ids;
@@ -134,6 +141,27 @@ check_engine(radik_status status, const radik_error *err)
 		radik_engine_error(status, err);
 }
 
+/*
+ * check_engine for the calls of a selection being fed: under radik.device = auto, a GPU that
+ * runs out of memory (its own, or radik.gpu_memory_limit) is no error but a reason to select on
+ * the CPU instead (select_table).  Returns false then, with the feed marked; the callers stop
+ * feeding.
+ */
+static bool
+feed_check(EngineFeed *feed, radik_status status, const radik_error *err)
+{
+	if (status == RADIK_OK)
+		return true;
+	if (status == RADIK_OUT_OF_MEMORY && feed->device == RADIK_DEVICE_GPU &&
+		radik_device_setting == RADIK_SETTING_DEVICE_AUTO)
+	{
+		feed->gpu_out_of_memory = true;
+		feed->gpu_failure = *err;
+		return false;
+	}
+	radik_engine_error(status, err);
+}
+
 static double
 elapsed_ms(instr_time start)
 {
@@ -145,7 +173,10 @@ elapsed_ms(instr_time start)
 }
 
 
-/* Push the rows in the chunk buffer to the engine, then learn the new threshold. */
+/*
+ * Push the rows in the chunk buffer to the engine, then learn the new threshold.  When the GPU
+ * runs out of memory (feed_check) the feed is marked and its callers stop.
+ */
 static void
 feed_push(EngineFeed *feed)
 {
@@ -155,19 +186,22 @@ feed_push(EngineFeed *feed)
 	int			valid;
 
 	INSTR_TIME_SET_CURRENT(start);
-	check_engine(radik_push_chunk(feed->guard->selection, feed->count, &err), &err);
+	if (!feed_check(feed, radik_push_chunk(feed->guard->selection, feed->count, &err), &err))
+		return;
 	feed->rows_sent += feed->count;
 	feed->rows_pushed += feed->count;
 	feed->count = 0;
-	check_engine(radik_threshold(feed->guard->selection, &kth_key, &valid, &err), &err);
+	if (!feed_check(feed, radik_threshold(feed->guard->selection, &kth_key, &valid, &err), &err))
+		return;
 	if (valid && kth_key < feed->threshold)
 	{
 		feed->threshold = kth_key;
 		if (feed->workers != NULL)
 			radik_parallel_set_threshold(feed->workers, kth_key);
 	}
-	check_engine(radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
-									&feed->capacity, &err), &err);
+	if (!feed_check(feed, radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
+											 &feed->capacity, &err), &err))
+		return;
 
 	/*
 	 * The next chunk when it holds as many rows as were pushed before it (or as the first
@@ -233,7 +267,11 @@ feed_worker_batch(EngineFeed *feed, const RadikKeyBatch *batch)
 			((uint64 *) feed->keys)[feed->count] = key;
 		feed->ids[feed->count++] = feed_worker_row_id(feed, batch, batch->ids[i]);
 		if (feed->count == feed->push_at)
+		{
 			feed_push(feed);
+			if (feed->gpu_out_of_memory)
+				return;
+		}
 	}
 	feed_nulls(feed, batch);
 }
@@ -255,7 +293,7 @@ feed_carry_room(EngineFeed *feed)
 
 /*
  * Extract up to max_pages pages with this process's extractor straight into the chunk buffer.
- * Returns false once the extractor has no rows left.
+ * Returns false once the extractor has no rows left (or the GPU ran out of memory).
  */
 static bool
 feed_from_extractor(EngineFeed *feed, RadikExtractor *extractor, int max_pages)
@@ -266,6 +304,8 @@ feed_from_extractor(EngineFeed *feed, RadikExtractor *extractor, int max_pages)
 
 	if (feed->push_at - feed->count < MaxHeapTuplesPerPage)
 		feed_push(feed);
+	if (feed->gpu_out_of_memory)
+		return false;
 
 	view.key_bytes = feed->key_bytes;
 	view.keys = (char *) feed->keys + feed->count * feed->key_bytes;
@@ -281,7 +321,7 @@ feed_from_extractor(EngineFeed *feed, RadikExtractor *extractor, int max_pages)
 	feed_nulls(feed, &view);
 	if (feed->push_at - feed->count < MaxHeapTuplesPerPage)
 		feed_push(feed);
-	return more;
+	return more && !feed->gpu_out_of_memory;
 }
 
 /*
@@ -328,13 +368,14 @@ feed_table(EngineFeed *feed, Relation rel, Snapshot snapshot, ExprContext *econt
 						workers != NULL ? radik_parallel_table_scan(workers) : NULL,
 						econtext, qual, key, feed->nulls_limit);
 
-	while (leader_scans || !workers_done)
+	/* (Out of GPU memory, it stops early: radik_parallel_end tells the workers to stop.) */
+	while ((leader_scans || !workers_done) && !feed->gpu_out_of_memory)
 	{
 		RadikKeyBatch batch;
 
 		/* Whatever the workers have sent, then a few pages of this process's own. */
-		while (!workers_done && radik_parallel_receive(workers, &batch, !leader_scans,
-													   &workers_done))
+		while (!workers_done && !feed->gpu_out_of_memory &&
+			   radik_parallel_receive(workers, &batch, !leader_scans, &workers_done))
 			feed_worker_batch(feed, &batch);
 		if (leader_scans)
 			leader_scans = feed_from_extractor(feed, &extractor,
@@ -355,28 +396,33 @@ feed_table(EngineFeed *feed, Relation rel, Snapshot snapshot, ExprContext *econt
 }
 
 /*
- * Open the engine's selection of the engine_k best keys, feed it every qualifying row of the
- * table (feed_table; with seed_need > 0, behind a threshold judged from a sample first) and
- * finish it.  Returns the number of rows the engine selected; adds the finish's time to
+ * Open the engine's selection of the engine_k best keys on feed->device, feed it every
+ * qualifying row of the table (feed_table; with seed_need > 0, behind a threshold judged from a
+ * sample first) and finish it.  Returns the number of rows the engine selected (0 with the feed
+ * marked when the GPU ran out of memory under radik.device = auto); adds the finish's time to
  * stats->select_ms.
  */
 static uint64
-select_table(EngineFeed *feed, radik_device device, uint64 engine_k, Relation rel,
-			 Snapshot snapshot, ExprContext *econtext, ExprState *qual, const RadikSortKey *key,
-			 const RadikParallelPlan *parallel, uint64 seed_need, BlockNumber nblocks,
-			 RadikSelectStats *stats)
+select_table_on_device(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot snapshot,
+					   ExprContext *econtext, ExprState *qual, const RadikSortKey *key,
+					   const RadikParallelPlan *parallel, uint64 seed_need, BlockNumber nblocks,
+					   RadikSelectStats *stats)
 {
 	double		expected_rows = rel->rd_rel->reltuples > 0 ? rel->rd_rel->reltuples : 0;
 	radik_error err;
 	instr_time	step;
 	uint64		count = 0;
 
-	check_engine(radik_open(device, feed->key_bytes, engine_k, (uint64) expected_rows,
-							&feed->guard->selection, &err), &err);
+	radik_set_gpu_memory_limit((uint64) radik_gpu_memory_limit_kb * 1024);
+	if (!feed_check(feed, radik_open(feed->device, feed->key_bytes, engine_k,
+									 (uint64) expected_rows, &feed->guard->selection, &err),
+					&err))
+		return 0;
 	strlcpy(stats->device, radik_selection_device_name(feed->guard->selection),
 			sizeof(stats->device));
-	check_engine(radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
-									&feed->capacity, &err), &err);
+	if (!feed_check(feed, radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
+											 &feed->capacity, &err), &err))
+		return 0;
 	feed->count = 0;
 	feed->rows_pushed = 0;
 	feed->threshold = PG_UINT64_MAX;
@@ -398,19 +444,52 @@ select_table(EngineFeed *feed, radik_device device, uint64 engine_k, Relation re
 
 	/* With no block there is no row, and no engine to feed. */
 	feed_table(feed, rel, snapshot, econtext, qual, key, parallel, seed_need, nblocks, stats);
+	if (feed->gpu_out_of_memory)
+		return 0;
 	INSTR_TIME_SET_CURRENT(step);
 	if (feed->count > 0)
 	{
-		check_engine(radik_push_chunk(feed->guard->selection, feed->count, &err), &err);
+		if (!feed_check(feed, radik_push_chunk(feed->guard->selection, feed->count, &err), &err))
+			return 0;
 		feed->rows_sent += feed->count;
 		feed->count = 0;
 	}
 	feed->copy_ms += elapsed_ms(step);
 
 	INSTR_TIME_SET_CURRENT(step);
-	check_engine(radik_finish(feed->guard->selection, &count, &err), &err);
+	if (!feed_check(feed, radik_finish(feed->guard->selection, &count, &err), &err))
+		return 0;
 	stats->select_ms += elapsed_ms(step);
 	return count;
+}
+
+/*
+ * select_table_on_device; when the GPU runs out of memory under radik.device = auto (its own
+ * memory, or radik.gpu_memory_limit), the selection is closed and run again from the start on
+ * the CPU, which needs host memory only: auto means the GPU where it can answer, the CPU where
+ * it cannot.  The server log says so; EXPLAIN ANALYZE counts it (GPU Fallbacks).
+ */
+static uint64
+select_table(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot snapshot,
+			 ExprContext *econtext, ExprState *qual, const RadikSortKey *key,
+			 const RadikParallelPlan *parallel, uint64 seed_need, BlockNumber nblocks,
+			 RadikSelectStats *stats)
+{
+	uint64		count = select_table_on_device(feed, engine_k, rel, snapshot, econtext, qual,
+											   key, parallel, seed_need, nblocks, stats);
+
+	if (!feed->gpu_out_of_memory)
+		return count;
+	ereport(LOG,
+			(errmsg("radik selection moved to the CPU: the GPU is out of memory"),
+			 errdetail("%s", feed->gpu_failure.message)));
+	stats->gpu_fallbacks++;
+	radik_close(feed->guard->selection);
+	feed->guard->selection = NULL;
+	feed->gpu_out_of_memory = false;
+	feed->device = RADIK_DEVICE_CPU;
+	return select_table_on_device(feed, engine_k, rel, snapshot, econtext, qual, key, parallel,
+								  seed_need, nblocks, stats);
 }
 
 /*
@@ -555,7 +634,6 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	MemoryContext caller_context = CurrentMemoryContext;
 	MemoryContext work_context;
 	EngineFeed	feed;
-	radik_device device;
 	radik_error err;
 	BlockNumber nblocks;
 	uint64		row_bound;
@@ -591,7 +669,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	nblocks = RelationGetNumberOfBlocks(rel);
 
 	/* Decide the device first: radik.device = gpu without a GPU fails before any work. */
-	device = radik_choose_device(estimate_table_rows(rel, nblocks));
+	feed.device = radik_choose_device(estimate_table_rows(rel, nblocks));
 	if (rel->rd_rel->relam == HEAP_TABLE_AM_OID)
 		row_bound = (uint64) nblocks * MaxHeapTuplesPerPage;
 	else
@@ -626,7 +704,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 		/* A sample's threshold can help only where k cuts the table. */
 		uint64		seed_need = (k >= 0 && engine_k < row_bound) ? engine_k : 0;
 
-		engine_count = select_table(&feed, device, engine_k, rel, snapshot, econtext, qual, key,
+		engine_count = select_table(&feed, engine_k, rel, snapshot, econtext, qual, key,
 									parallel, seed_need, nblocks, &result->stats);
 		if (result->stats.seed_thresholds > 0 && engine_count < engine_k)
 		{
@@ -637,7 +715,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 			result->stats.seed_misses = 1;
 			radik_close(feed.guard->selection);
 			feed.guard->selection = NULL;
-			engine_count = select_table(&feed, device, engine_k, rel, snapshot, econtext, qual,
+			engine_count = select_table(&feed, engine_k, rel, snapshot, econtext, qual,
 										key, parallel, 0, nblocks, &result->stats);
 		}
 	}

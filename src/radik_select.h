@@ -88,6 +88,7 @@ typedef struct RadikSelectStats
 	int64		seed_pages;		/* pages sampled for a first threshold (radik_seed.h) */
 	int64		seed_thresholds;	/* selections the sample gave one */
 	int64		seed_misses;	/* of those, selections it failed: the table was read again */
+	int64		gpu_fallbacks;	/* selections run again on the CPU: the GPU was out of memory */
 	double		scan_ms;		/* reading the heap and computing keys */
 	double		copy_ms;		/* handing chunks to the engine */
 	double		select_ms;		/* the engine's selection after the last chunk */

@@ -5,7 +5,8 @@
 #   engine   the engine's unit tests (GPU against the CPU twin and a plain sort), then again on
 #            the GPU with the one-pass small-k path off, so the general rounds meet small inputs
 #   regress  the regression and isolation suites with radik.device = gpu and radik.force = on
-#   explain  an EXPLAIN ANALYZE that shows where the selection ran
+#   explain  an EXPLAIN ANALYZE that shows where the selection ran, and that a selection the GPU
+#            cannot hold (radik.gpu_memory_limit) is run again on the CPU
 # usage: bash test/gpu-host.sh [steps...]   (default: engine regress explain)
 set -uo pipefail
 OUT=${OUT:-/tmp/radik-gpu-out}
@@ -52,6 +53,21 @@ CREATE TABLE gpu_demo_small AS SELECT * FROM gpu_demo WHERE id <= 1000;
 ANALYZE gpu_demo_small;
 EXPLAIN (ANALYZE) SELECT * FROM gpu_demo_small ORDER BY v DESC LIMIT 5;
 DROP TABLE gpu_demo_small;
+-- radik.gpu_memory_limit far below what a selection needs: under auto the selection runs out of
+-- GPU memory and is run again on the CPU (Device: cpu, GPU Fallbacks: 1); the run fails if not
+SET radik.gpu_memory_limit = '8kB';
+EXPLAIN (ANALYZE) SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 5;
+DO $$
+DECLARE
+	plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, FORMAT JSON) '
+		'SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 5' INTO plan;
+	IF plan::text NOT LIKE '%"GPU Fallbacks": 1%' THEN
+		RAISE EXCEPTION 'no GPU fallback under an 8kB radik.gpu_memory_limit: %', plan;
+	END IF;
+END $$;
+RESET radik.gpu_memory_limit;
 CREATE TEMP TABLE radik_answer AS SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000;
 SET radik.enabled = off;
 CREATE TEMP TABLE pg_answer AS SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000;

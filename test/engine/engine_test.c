@@ -1666,6 +1666,84 @@ run_device_groups(void)
 	test_batches();
 }
 
+/*
+ * Stream keys[0..n) through a GPU selection of the k smallest until a call fails; the first
+ * failing call's status (RADIK_OK if none did), the selection left open in *selection.
+ */
+static radik_status
+stream_until_failure(const uint64_t *keys, size_t n, uint64_t k, radik_selection **selection,
+					 radik_error *err)
+{
+	radik_status status;
+	size_t		pushed = 0;
+	uint64_t	count;
+
+	status = radik_open(RADIK_DEVICE_GPU, 8, k, n, selection, err);
+	while (status == RADIK_OK && pushed < n)
+	{
+		void	   *chunk_keys;
+		uint64_t   *chunk_ids;
+		size_t		capacity;
+		size_t		size;
+
+		status = radik_chunk_buffer(*selection, &chunk_keys, &chunk_ids, &capacity, err);
+		if (status != RADIK_OK)
+			break;
+		size = capacity < n - pushed ? capacity : n - pushed;
+		memcpy(chunk_keys, keys + pushed, size * sizeof(uint64_t));
+		for (size_t i = 0; i < size; i++)
+			chunk_ids[i] = ID_BASE + pushed + i;
+		status = radik_push_chunk(*selection, size, err);
+		pushed += size;
+	}
+	if (status == RADIK_OK)
+		status = radik_finish(*selection, &count, err);
+	return status;
+}
+
+/*
+ * radik_set_gpu_memory_limit (GPU only; the SQL side falls back to the CPU on the status it
+ * causes).  Under a limit that leaves room, selections are exact; lowered far below what a
+ * selection needs, the next one fails with RADIK_OUT_OF_MEMORY, saying why, and refuses later
+ * calls (the cache the earlier ones grew is given back at that open); with no limit again,
+ * selections are exact again.
+ */
+static void
+test_gpu_memory_limit(void)
+{
+	const size_t n = 300000;
+	const uint64_t ks[] = {1000, 150000};
+	uint64_t   *keys = checked_malloc(n * sizeof(uint64_t));
+	radik_selection *selection = NULL;
+	radik_error err;
+	radik_status status;
+	uint64_t	count;
+
+	for (size_t i = 0; i < n; i++)
+		keys[i] = rng_next();
+	group_begin("gpu memory limit: exact within it, out of memory beyond it");
+	radik_set_gpu_memory_limit(UINT64_C(1) << 31);
+	check_input("under a 2 GiB limit", 8, keys, n, ks, (int) LENGTH(ks), CHUNK_FULL, 0);
+
+	radik_set_gpu_memory_limit(4096);
+	err.message[0] = '\0';
+	status = stream_until_failure(keys, n, ks[0], &selection, &err);
+	if (status == RADIK_OUT_OF_MEMORY && strstr(err.message, "limit") != NULL)
+		case_passed();
+	else
+		case_failed("under a 4096-byte limit: status %d (%s), want RADIK_OUT_OF_MEMORY naming "
+					"the limit", (int) status, err.message);
+	if (selection != NULL && status != RADIK_OK &&
+		radik_finish(selection, &count, &err) != RADIK_INVALID_ARGUMENT)
+		case_failed("a selection failed for the limit accepted radik_finish");
+	radik_close(selection);
+
+	radik_set_gpu_memory_limit(0);
+	check_input("with no limit again", 8, keys, n, ks, (int) LENGTH(ks), CHUNK_FULL, 0);
+	group_end();
+	free(keys);
+}
+
 /* The capacity of a device's chunk buffers, from a throwaway selection (0 if it fails). */
 static size_t
 learn_chunk_capacity(radik_device device)
@@ -1776,6 +1854,8 @@ main(int argc, char **argv)
 		group_end();
 	}
 	run_device_groups();
+	if (test_gpu)
+		test_gpu_memory_limit();
 	radik_release_cache();
 
 	printf("%ld passed, %ld failed\n", total_passed, total_failed);

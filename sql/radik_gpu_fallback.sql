@@ -1,0 +1,57 @@
+-- radik_gpu_fallback: radik.device = auto when the GPU cannot hold a selection.  Under
+-- radik.gpu_memory_limit = 8kB, far below what a GPU selection needs (those of this file hold
+-- about 0.9 MB at k = 10 on an H200), a selection started on the GPU runs out of memory and is
+-- run again on the CPU: its answer is PostgreSQL's, and EXPLAIN ANALYZE's device reads "cpu"
+-- (had it stayed on the GPU, the GPU's name).  Under
+-- radik.device = gpu the same is an error.  Where there is no GPU, auto selects on the CPU from
+-- the start: the answers are compared all the same and the output is the same; what this file
+-- proves about the fallback it proves on a GPU host (test/gpu-host.sh regress).
+LOAD 'radik';
+SET radik.force = on;
+SET radik.gpu_min_rows = 0;	-- a table this small goes to the GPU too, where there is one
+
+-- 100000 rows: distinct keys (k4, f8, so every answer is one set of rows), a filter column.
+CREATE TABLE radik_gf AS
+SELECT i AS id, (i * 7919) % 100003 AS k4, ((i::int8 * 104729) % 1000003)::float8 / 7 AS f8,
+	i % 5 AS grp
+FROM generate_series(1, 100000) i;
+ALTER TABLE radik_gf SET (parallel_workers = 2);
+ANALYZE radik_gf;
+
+-- The setting, in memory units; negative values are refused.
+SET radik.gpu_memory_limit = '8kB';
+SHOW radik.gpu_memory_limit;
+SET radik.gpu_memory_limit = -1;
+SHOW radik.gpu_memory_limit;
+
+-- auto: each answer compared with PostgreSQL's, and where the selection ended up.  A small k, a
+-- large one (the sample's threshold), a WHERE clause, OFFSET, rows made from keys alone, and
+-- radik_topk.
+SET radik.device = auto;
+SELECT q, radik_compare(q) AS answer, radik_analyzed_scan(q) ->> 'Device' AS device
+FROM (VALUES
+	('SELECT * FROM radik_gf ORDER BY k4 LIMIT 10'),
+	('SELECT * FROM radik_gf ORDER BY f8 DESC LIMIT 20000'),
+	('SELECT id, k4 FROM radik_gf WHERE grp = 3 ORDER BY k4 DESC LIMIT 100 OFFSET 7'),
+	('SELECT k4 FROM radik_gf ORDER BY k4 LIMIT 500')) v(q);
+SELECT * FROM radik_topk_check('radik_gf', 'k4', 1000);
+
+-- gpu: an error, no answer (out of GPU memory on a GPU host; no GPU elsewhere).
+SET radik.device = gpu;
+DO $$
+BEGIN
+	PERFORM * FROM radik_gf ORDER BY k4 LIMIT 10;
+	RAISE NOTICE 'radik.device = gpu answered under an 8kB limit';
+EXCEPTION WHEN out_of_memory OR feature_not_supported THEN
+	RAISE NOTICE 'radik.device = gpu: an error, as expected';
+END $$;
+
+-- No limit: the GPU (where there is one) answers again.
+RESET radik.gpu_memory_limit;
+SET radik.device = auto;
+SELECT radik_compare('SELECT * FROM radik_gf ORDER BY k4 LIMIT 10') AS answer;
+
+DROP TABLE radik_gf;
+RESET radik.device;
+RESET radik.gpu_min_rows;
+RESET radik.force;
