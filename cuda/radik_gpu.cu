@@ -384,8 +384,16 @@ buffer_reserve(DeviceBuffer *b, size_t bytes, size_t keep, cudaStream_t stream, 
 	device_bytes_held += grown;
 	if (keep > 0 && b->ptr != NULL)
 	{
-		CUDA_TRY(cudaMemcpyAsync(fresh, b->ptr, keep, cudaMemcpyDeviceToDevice, stream));
-		CUDA_TRY(cudaStreamSynchronize(stream));
+		cudaError_t e = cudaMemcpyAsync(fresh, b->ptr, keep, cudaMemcpyDeviceToDevice, stream);
+
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(stream);
+		if (e != cudaSuccess)
+		{
+			(void) cudaFree(fresh);
+			device_bytes_held -= grown;
+			return cuda_fail(err, e, "copying a growing buffer");
+		}
 		buffer_free(b);
 	}
 	b->ptr = fresh;

@@ -152,12 +152,19 @@ feed_check(EngineFeed *feed, radik_status status, const radik_error *err)
 {
 	if (status == RADIK_OK)
 		return true;
-	if (status == RADIK_OUT_OF_MEMORY && feed->device == RADIK_DEVICE_GPU &&
-		radik_device_setting == RADIK_SETTING_DEVICE_AUTO)
+	if (status == RADIK_OUT_OF_MEMORY && feed->device == RADIK_DEVICE_GPU)
 	{
-		feed->gpu_out_of_memory = true;
-		feed->gpu_failure = *err;
-		return false;
+		if (radik_device_setting == RADIK_SETTING_DEVICE_AUTO)
+		{
+			feed->gpu_out_of_memory = true;
+			feed->gpu_failure = *err;
+			return false;
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("radik selection failed: the GPU is out of memory"),
+				 errdetail("%s", err->message),
+				 errhint("With radik.device = \"auto\", such a selection runs on the CPU instead.")));
 	}
 	radik_engine_error(status, err);
 }
@@ -185,6 +192,8 @@ feed_push(EngineFeed *feed)
 	uint64		kth_key;
 	int			valid;
 
+	if (feed->gpu_out_of_memory)
+		return;					/* the selection failed: no more calls on it */
 	INSTR_TIME_SET_CURRENT(start);
 	if (!feed_check(feed, radik_push_chunk(feed->guard->selection, feed->count, &err), &err))
 		return;
@@ -377,7 +386,7 @@ feed_table(EngineFeed *feed, Relation rel, Snapshot snapshot, ExprContext *econt
 		while (!workers_done && !feed->gpu_out_of_memory &&
 			   radik_parallel_receive(workers, &batch, !leader_scans, &workers_done))
 			feed_worker_batch(feed, &batch);
-		if (leader_scans)
+		if (leader_scans && !feed->gpu_out_of_memory)
 			leader_scans = feed_from_extractor(feed, &extractor,
 											   workers != NULL && !workers_done ?
 											   LEADER_PAGES_PER_CALL_PARALLEL :
@@ -486,6 +495,7 @@ select_table(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot snapshot,
 	stats->gpu_fallbacks++;
 	radik_close(feed->guard->selection);
 	feed->guard->selection = NULL;
+	radik_release_cache();		/* what this backend holds on the GPU, for the others */
 	feed->gpu_out_of_memory = false;
 	feed->device = RADIK_DEVICE_CPU;
 	return select_table_on_device(feed, engine_k, rel, snapshot, econtext, qual, key, parallel,

@@ -67,6 +67,34 @@ BEGIN
 		RAISE EXCEPTION 'no GPU fallback under an 8kB radik.gpu_memory_limit: %', plan;
 	END IF;
 END $$;
+-- The same with two parallel workers, the limit met at the first chunk (8kB) and later (40MB at
+-- k = 1000000); the answers must be PostgreSQL's
+SET max_parallel_workers_per_gather = 2;
+ALTER TABLE gpu_demo SET (parallel_workers = 2);
+EXPLAIN (ANALYZE) SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000;
+CREATE TEMP TABLE radik_small AS SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000;
+SET radik.gpu_memory_limit = '40MB';
+EXPLAIN (ANALYZE) SELECT * FROM gpu_demo ORDER BY v LIMIT 1000000;
+CREATE TEMP TABLE radik_big AS SELECT * FROM gpu_demo ORDER BY v LIMIT 1000000;
+SET radik.enabled = off;
+CREATE TEMP TABLE pg_small AS SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000;
+CREATE TEMP TABLE pg_big AS SELECT * FROM gpu_demo ORDER BY v LIMIT 1000000;
+SET radik.enabled = on;
+DO $$
+DECLARE
+	differing bigint;
+BEGIN
+	SELECT count(*) INTO differing FROM
+		((TABLE radik_small EXCEPT ALL TABLE pg_small)
+		 UNION ALL (TABLE pg_small EXCEPT ALL TABLE radik_small)
+		 UNION ALL (TABLE radik_big EXCEPT ALL TABLE pg_big)
+		 UNION ALL (TABLE pg_big EXCEPT ALL TABLE radik_big)) d;
+	RAISE NOTICE 'parallel fallbacks: % differing rows', differing;
+	IF differing > 0 THEN
+		RAISE EXCEPTION 'parallel fallbacks answered differently from PostgreSQL';
+	END IF;
+END $$;
+RESET max_parallel_workers_per_gather;
 RESET radik.gpu_memory_limit;
 CREATE TEMP TABLE radik_answer AS SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000;
 SET radik.enabled = off;
