@@ -2,10 +2,10 @@
 -- radik.gpu_memory_limit = 8kB, far below what a GPU selection needs (those of this file hold
 -- about 0.9 MB at k = 10 on an H200), a selection started on the GPU runs out of memory and is
 -- run again on the CPU: its answer is PostgreSQL's, and EXPLAIN ANALYZE's device reads "cpu"
--- (had it stayed on the GPU, the GPU's name).  Under
--- radik.device = gpu the same is an error.  Where there is no GPU, auto selects on the CPU from
--- the start: the answers are compared all the same and the output is the same; what this file
--- proves about the fallback it proves on a GPU host (test/gpu-host.sh regress).
+-- (had it stayed on the GPU, the GPU's name).  Under radik.device = gpu the same is an error.
+-- Where there is no GPU, auto selects on the CPU from the start: the answers are compared all
+-- the same and the output is the same; what this file proves about the fallback it proves on a
+-- GPU host (test/gpu-host.sh regress).
 LOAD 'radik';
 SET radik.force = on;
 SET radik.gpu_min_rows = 0;	-- a table this small goes to the GPU too, where there is one
