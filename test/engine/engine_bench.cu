@@ -34,6 +34,8 @@
 #include "radik_gpu_device.cuh"
 #include "radik_keys.h"
 
+#include "probe_common.cuh"
+
 #define CHECK(call) \
 	do { \
 		cudaError_t e_ = (call); \
@@ -76,14 +78,7 @@ struct Case
 __device__ __forceinline__ uint32_t
 mix32(uint32_t i, uint32_t seed)
 {
-	uint32_t	x = i * 0x9E3779B1u + seed * 0x85EBCA77u;
-
-	x ^= x >> 16;
-	x *= 0x85EBCA6Bu;
-	x ^= x >> 13;
-	x *= 0xC2B2AE35u;
-	x ^= x >> 16;
-	return x;
+	return murmur_mix(i * 0x9E3779B1u + seed * 0x85EBCA77u);
 }
 
 __global__ void

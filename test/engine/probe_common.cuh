@@ -1,7 +1,7 @@
 /*
  * probe_common.cuh
- *	  What the standalone GPU probes of test/engine (sort_probe, bucket_sort_probe) share: the
- *	  check of a CUDA call and the hash their generated keys come from.
+ *	  What the standalone GPU programs of test/engine (the probes, and engine_bench's key
+ *	  generator) share: the check of a CUDA call and the hash their generated keys come from.
  */
 #ifndef RADIK_PROBE_COMMON_CUH
 #define RADIK_PROBE_COMMON_CUH
