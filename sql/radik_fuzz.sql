@@ -1,11 +1,11 @@
 -- radik_fuzz: hundreds of generated queries, each compared with PostgreSQL's own answer
 -- (radik_compare in radik_setup.sql), to reach the combinations the hand-written tests do not
 -- list: sort keys of every supported type and expressions over them, both directions and NULL
--- placements, a second key, OFFSET, WHERE clauses that radik runs on raw column values and
--- others, whole rows and key-only output, with and without parallel workers, a row store that
--- fills up (work_mem 64kB), the threshold seed on and off; over a table whose pages hold dead
--- and updated rows, NULLs, TOASTed values, a dropped column and columns added after rows were
--- written (missing attributes), and over a plain all-visible one.
+-- placements, a second key, OFFSET, FETCH FIRST ... WITH TIES, WHERE clauses that radik runs on
+-- raw column values and others, whole rows and key-only output, with and without parallel
+-- workers, a row store that fills up (work_mem 64kB), the threshold seed on and off; over a table
+-- whose pages hold dead and updated rows, NULLs, TOASTed values, a dropped column and columns
+-- added after rows were written (missing attributes), and over a plain all-visible one.
 --
 -- The generator is random but seeded (setseed), so every run asks the same questions; the
 -- answers are never written into this file: a query passes when radik's answer is PostgreSQL's
@@ -87,9 +87,10 @@ CREATE FUNCTION radik_fz_pick(choices text[]) RETURNS text LANGUAGE sql AS $$
 $$;
 
 -- One generated query: SELECT [rest,] key1 AS k1 [, key2 AS k2] FROM t [WHERE ...]
--- ORDER BY key1 [, key2] LIMIT k [OFFSET m], with the sort keys always in the output (k1, k2)
--- so that tied rows can be compared by their keys; rest is '*', 'id' or nothing (then only the
--- keys are read: radik makes the rows from them).
+-- ORDER BY key1 [, key2] LIMIT k [OFFSET m] (or [OFFSET m ROWS] FETCH FIRST k ROWS WITH TIES),
+-- with the sort keys always in the output (k1, k2) so that tied rows can be compared by their
+-- keys; rest is '*', 'id' or nothing (then only the keys are read: radik makes the rows from
+-- them).
 CREATE FUNCTION radik_fz_query(OUT stmt text, OUT keys text, OUT base text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -110,6 +111,8 @@ DECLARE
 	qual text := '';
 	select_list text;
 	order_by text;
+	lim text;
+	off text;
 BEGIN
 	IF random() < 0.6 THEN
 		qual := ' WHERE ' || radik_fz_pick(clauses);
@@ -126,10 +129,17 @@ BEGIN
 		keys := 'k1, k2';
 	END IF;
 	base := format('SELECT %s FROM %s%s', select_list, tbl, qual);
-	stmt := format('%s ORDER BY %s LIMIT %s', base, order_by,
-				   radik_fz_pick(ARRAY['1', '3', '10', '100', '1000', '5000', '40000']))
-		|| CASE WHEN random() < 0.25 THEN ' OFFSET ' || radik_fz_pick(ARRAY['5', '999'])
-				ELSE '' END;
+	lim := radik_fz_pick(ARRAY['1', '3', '10', '100', '1000', '5000', '40000']);
+	IF random() < 0.25 THEN
+		off := radik_fz_pick(ARRAY['5', '999']);
+	END IF;
+	IF random() < 0.2 THEN
+		stmt := format('%s ORDER BY %s %sFETCH FIRST %s ROWS WITH TIES', base, order_by,
+					   coalesce('OFFSET ' || off || ' ROWS ', ''), lim);
+	ELSE
+		stmt := format('%s ORDER BY %s LIMIT %s', base, order_by, lim)
+			|| coalesce(' OFFSET ' || off, '');
+	END IF;
 END $$;
 
 -- Run n generated queries, each under generated settings and in a transaction of its own (so
@@ -158,7 +168,8 @@ CALL radik_fz_run(400);
 
 SELECT count(*) AS queries,
 	   count(*) FILTER (WHERE result = 'ok' OR result LIKE 'same error: %') AS agreed,
-	   count(*) FILTER (WHERE result LIKE 'same error: %') > 0 AS some_raised_errors
+	   count(*) FILTER (WHERE result LIKE 'same error: %') > 0 AS some_raised_errors,
+	   count(*) FILTER (WHERE stmt LIKE '%WITH TIES') > 0 AS some_kept_ties
 FROM radik_fz_results;
 SELECT stmt, settings, result
 FROM radik_fz_results

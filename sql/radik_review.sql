@@ -113,7 +113,9 @@ SELECT q, scroll, radik_cursor_moves(q, true, scroll) = radik_cursor_moves(q, fa
 FROM unnest(ARRAY[
 	'SELECT id, few FROM radik_t ORDER BY few, id LIMIT 9',
 	'SELECT id FROM radik_t WHERE grp = 2 ORDER BY f8 DESC, id LIMIT 8 OFFSET 2',
-	'SELECT i4 FROM radik_t ORDER BY i4 NULLS FIRST LIMIT 7'
+	'SELECT i4 FROM radik_t ORDER BY i4 NULLS FIRST LIMIT 7',
+	'SELECT few FROM radik_t ORDER BY few DESC FETCH FIRST 9 ROWS WITH TIES',
+	'SELECT i4 FROM radik_t ORDER BY i4 NULLS FIRST OFFSET 170 ROWS FETCH FIRST 7 ROWS WITH TIES'
 ]) q, unnest(ARRAY[true, false]) scroll;
 SET radik.force = on;
 EXPLAIN (COSTS OFF) DECLARE c SCROLL CURSOR FOR SELECT id FROM radik_t ORDER BY f8 LIMIT 5;

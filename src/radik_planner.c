@@ -19,12 +19,17 @@
  * radik declines, leaving PostgreSQL's paths untouched, wherever it could not return exactly
  * what PostgreSQL would: anything but one plain heap table (joins, inheritance and partitions,
  * TABLESAMPLE, foreign tables), grouping, aggregates, DISTINCT, window functions, set-returning
- * functions in the target list, set operations, FOR UPDATE/SHARE, FETCH ... WITH TIES, a
- * volatile LIMIT or OFFSET (the node evaluates them apart from the Limit node, so both must get
- * the same value), and sort keys that are volatile, of a type the engine cannot order, or ordered
- * by a non-default operator family or collation.  With several sort keys the quals must not be
- * volatile either, because the executor may read the table twice to gather rows tied on the
+ * functions in the target list, set operations, FOR UPDATE/SHARE, a volatile LIMIT or OFFSET
+ * (the node evaluates them apart from the Limit node, so both must get the same value), and sort
+ * keys that are volatile, of a type the engine cannot order, or ordered by a non-default operator
+ * family or collation.  With several sort keys, or FETCH FIRST ... WITH TIES, the quals must not
+ * be volatile either, because the executor may read the table twice to gather rows tied on the
  * first key.
+ *
+ * FETCH FIRST k ROWS WITH TIES: the node yields its k + m rows and then every row tied with the
+ * last of them on the sort keys (radik_scan.c), and the Limit node above stops where the ties
+ * end, as it does over a Sort.  (PostgreSQL's own plan cannot bound its sort there: it sorts
+ * every row.)
  *
  * Parallel workers (radik_parallel.c) read the table with the backend running the query when the
  * query may run in parallel mode and the workers can evaluate the quals and the first key; the
@@ -164,8 +169,6 @@ query_shape_supported(PlannerInfo *root, RelOptInfo *input_rel)
 	if (parse->commandType != CMD_SELECT)
 		return false;
 	if (parse->limitCount == NULL && parse->limitOffset == NULL)
-		return false;
-	if (parse->limitOption == LIMIT_OPTION_WITH_TIES)
 		return false;
 	/* The node evaluates LIMIT and OFFSET apart from the Limit node: both must agree. */
 	if (contain_volatile_functions(parse->limitCount) ||
@@ -439,6 +442,7 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 			   List *keys, PathTarget *target, int workers)
 {
 	PlannedSortKey *first_key = linitial(keys);
+	bool		with_ties = root->parse->limitOption == LIMIT_OPTION_WITH_TIES;
 	double		tuples = Max(input_rel->tuples, 1);
 	double		rows = Max(input_rel->rows, 1);
 	double		wanted = estimate_rows_wanted(root, rows);
@@ -474,23 +478,30 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 
 	/*
 	 * Several keys: the rows tied with the k-th on the first key are candidates too (about one
-	 * group of equal first keys more); they are fetched and sorted by all keys.
+	 * group of equal first keys more); they are fetched and sorted by all keys.  WITH TIES with
+	 * one key: that group is returned too, fetched like the other rows.
 	 */
-	if (list_length(keys) > 1)
+	if (list_length(keys) > 1 || with_ties)
 	{
 		double		groups = estimate_num_groups(root, list_make1(first_key->expr), rows,
 												 NULL, NULL);
 		double		candidates = Min(rows, wanted + rows / Max(groups, 1.0));
-		QualCost	all_keys_cost;
-		List	   *exprs = NIL;
-		ListCell   *lc;
 
-		foreach(lc, keys)
-			exprs = lappend(exprs, ((PlannedSortKey *) lfirst(lc))->expr);
-		cost_qual_eval(&all_keys_cost, exprs, root);
-		startup += candidates * (FETCH_ROW_CPU_TUPLE_COSTS * cpu_tuple_cost +
-								 all_keys_cost.per_tuple) +
-			2.0 * cpu_operator_cost * candidates * log2(Max(2.0 * wanted, 2.0));
+		if (list_length(keys) > 1)
+		{
+			QualCost	all_keys_cost;
+			List	   *exprs = NIL;
+			ListCell   *lc;
+
+			foreach(lc, keys)
+				exprs = lappend(exprs, ((PlannedSortKey *) lfirst(lc))->expr);
+			cost_qual_eval(&all_keys_cost, exprs, root);
+			startup += candidates * (FETCH_ROW_CPU_TUPLE_COSTS * cpu_tuple_cost +
+									 all_keys_cost.per_tuple) +
+				2.0 * cpu_operator_cost * candidates * log2(Max(2.0 * wanted, 2.0));
+		}
+		else
+			startup += (candidates - wanted) * FETCH_ROW_CPU_TUPLE_COSTS * cpu_tuple_cost;
 	}
 
 	/*
@@ -548,7 +559,9 @@ add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
 	if (keys == NIL)
 		return;
 	quals = table_quals(input_rel);
-	if (list_length(keys) > 1 && contain_volatile_functions((Node *) quals))
+	/* Rows tied on the first key may be gathered by a second read of the table. */
+	if ((list_length(keys) > 1 || root->parse->limitOption == LIMIT_OPTION_WITH_TIES) &&
+		contain_volatile_functions((Node *) quals))
 		return;
 	workers = plan_parallel_workers(root, input_rel, quals, keys);
 
@@ -620,6 +633,7 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 	List	   *quals = list_nth(best_path->custom_private, PATH_PRIVATE_QUALS);
 	List	   *key_private = list_nth(best_path->custom_private, PATH_PRIVATE_KEYS);
 	int			workers = intVal(list_nth(best_path->custom_private, PATH_PRIVATE_WORKERS));
+	bool		with_ties = parse->limitOption == LIMIT_OPTION_WITH_TIES;
 	Node	   *limit_count;
 	Node	   *limit_offset;
 	List	   *key_exprs = NIL;
@@ -655,7 +669,7 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 	cscan->custom_plans = NIL;
 	cscan->custom_exprs = list_concat(list_make2(limit_count, limit_offset), key_exprs);
 	cscan->custom_private = list_make5(types, operators, descending, nulls_first,
-									   list_make1_int(workers));
+									   list_make2_int(workers, with_ties));
 
 	/* The executor enters parallel mode for the query, as it does for a Gather. */
 	if (workers > 0)

@@ -11,7 +11,10 @@
  * answer.  With several, the engine returns every row tied with the last one on the first key
  * too, and the node sorts those candidates by all keys with a bounded tuplesort, using
  * PostgreSQL's own comparators, so that ties on the first key are broken exactly as a Sort node
- * would break them.
+ * would break them.  FETCH FIRST ... WITH TIES asks for those tied rows with one key as well, and
+ * with several keys sorts the candidates without a bound: the node returns the count + offset
+ * rows and then the rows tied with the last of them, among others, and the Limit node above
+ * stops at the first row not tied on all the sort keys, as it does over a Sort.
  *
  * Most rows need no fetch: the scan carried copies of the rows it handed to the engine, within
  * work_mem (radik_carry.h), and returns them as they are.  The others (when the copies outgrew
@@ -86,6 +89,7 @@ typedef struct RadikScanState
 	Oid		   *collations;
 	bool	   *nulls_first;
 	RadikParallelPlan parallel; /* workers planned, and what they need */
+	bool		with_ties;		/* FETCH FIRST ... WITH TIES: return the rows tied at the cut */
 
 	MemoryContext selection_context;	/* the selected TIDs; reset on rescan */
 	bool		selected;		/* has this scan's selection run? */
@@ -285,8 +289,11 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 		}
 	}
 
-	state->parallel.nworkers = linitial_int(list_nth(cscan->custom_private,
-													 RADIK_PRIVATE_WORKERS));
+	state->parallel.nworkers = list_nth_int(list_nth(cscan->custom_private,
+													 RADIK_PRIVATE_OPTIONS),
+											RADIK_OPTION_WORKERS);
+	state->with_ties = list_nth_int(list_nth(cscan->custom_private, RADIK_PRIVATE_OPTIONS),
+									RADIK_OPTION_WITH_TIES) != 0;
 	state->parallel.quals = cscan->scan.plan.qual;
 	state->parallel.key_expr = list_nth(cscan->custom_exprs, RADIK_EXPR_FIRST_KEY);
 	state->parallel.params = estate->es_param_list_info;
@@ -379,9 +386,9 @@ fetch_rows_at(RadikScanState *state, int64 start, int64 n, HeapTuple *rows)
 }
 
 /*
- * Order the candidate rows by all sort keys with a tuplesort bounded to the rows wanted, and
- * replace state->tids (and state->carried) with the result.  The sorted tuples hold the keys and
- * the candidate's position.
+ * Order the candidate rows by all sort keys with a tuplesort bounded to the rows wanted (< 0:
+ * all of them), and replace state->tids (and state->carried) with the result.  The sorted tuples
+ * hold the keys and the candidate's position.
  */
 static void
 sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
@@ -501,7 +508,7 @@ run_selection(RadikScanState *state)
 
 	/* Rows made from their keys need no copy; others are carried within work_mem. */
 	radik_select_rows(ss->ss_currentRelation, estate->es_snapshot, ss->ps.ps_ExprContext,
-					  state->qual, &state->keys[0], wanted, state->nkeys > 1,
+					  state->qual, &state->keys[0], wanted, state->nkeys > 1 || state->with_ties,
 					  estate->es_use_parallel_mode ? &state->parallel : NULL,
 					  state->output_from_keys ? 0 : (Size) work_mem * 1024, &result);
 	state->tids = result.tids;
@@ -511,7 +518,7 @@ run_selection(RadikScanState *state)
 	state->null_keys_begin = result.null_keys_begin;
 	state->null_keys_end = result.null_keys_end;
 	if (state->nkeys > 1 && state->ntids > 0)
-		sort_candidates_by_all_keys(state, wanted);
+		sort_candidates_by_all_keys(state, state->with_ties ? -1 : wanted);
 	for (int64 i = 0; state->carried != NULL && i < state->ntids; i++)
 		state->rows_carried += state->carried[i] != NULL;
 
@@ -797,7 +804,9 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	for (int i = 0; i < state->nkeys; i++)
 		sort_keys = lappend(sort_keys, deparse_sort_key(state, i, context, useprefix));
 	ExplainPropertyList("Sort Key", sort_keys, es);
-	ExplainPropertyText("Top K", deparse_rows_wanted(cscan, context, useprefix), es);
+	ExplainPropertyText("Top K", state->with_ties ?
+						psprintf("%s with ties", deparse_rows_wanted(cscan, context, useprefix)) :
+						deparse_rows_wanted(cscan, context, useprefix), es);
 	/* Whether the quals run on raw column values (radik_native_qual.c), for those who ask. */
 	if (es->verbose && cscan->scan.plan.qual != NIL)
 		ExplainPropertyBool("Native Quals",

@@ -11,7 +11,8 @@
  * none), then one expression per sort key, over the scanned table's columns.
  * custom_private: four lists with one entry per sort key: the key's type (OID list), its btree
  * sort operator (OID list), descending (integer list, 0 or 1), NULLs first (integer list); then
- * a one-integer list: the parallel workers planned to extract keys (0: none).
+ * a list of two integers: the parallel workers planned to extract keys (0: none), and whether
+ * the query asks for FETCH FIRST ... WITH TIES (1) or not (0).
  * The node's quals are the table's WHERE clauses; scanrelid is the table.
  */
 #ifndef RADIK_SCAN_H
@@ -33,7 +34,11 @@
 #define RADIK_PRIVATE_SORT_OPERATORS	1
 #define RADIK_PRIVATE_DESCENDING		2
 #define RADIK_PRIVATE_NULLS_FIRST		3
-#define RADIK_PRIVATE_WORKERS			4
+#define RADIK_PRIVATE_OPTIONS			4
+
+/* Positions in the custom_private list at RADIK_PRIVATE_OPTIONS. */
+#define RADIK_OPTION_WORKERS	0
+#define RADIK_OPTION_WITH_TIES	1
 
 extern const CustomScanMethods radik_scan_methods;
 

@@ -11,6 +11,8 @@
 # warm-up run in the same session, which pays the GPU start.
 # Needs a running server (PGHOST/PGPORT) with radik installed and shared_buffers large enough.
 #   usage: ROWS=50000000 REPS=3 PG_REPS=3 SHAPES='v i8 star where' bash test/bench/orderby_bench.sh [ks...]
+#   (SHAPES may also name ties: SELECT * ... FETCH FIRST k ROWS WITH TIES, which PostgreSQL answers
+#   by sorting every row, not in the default set.)
 #   REUSE_TABLE=1: keep t when it already holds $ROWS rows (it is still warmed).
 set -euo pipefail
 ROWS=${ROWS:-50000000}
@@ -56,11 +58,17 @@ for name in $SHAPES; do
 	i8) shape="SELECT i8 FROM t ORDER BY i8 DESC" ;;
 	star) shape="SELECT * FROM t ORDER BY v DESC" ;;
 	where) shape="SELECT v FROM t WHERE id % 10 <> 0 ORDER BY v DESC" ;;
+	ties) shape="SELECT * FROM t ORDER BY v DESC" ;;	# FETCH FIRST k ROWS WITH TIES
 	*) echo "unknown shape $name" >&2; exit 2 ;;
 	esac
 	key=$(echo "$shape" | sed -E 's/.*ORDER BY ([a-z0-9]+).*/\1/')
 	for k in $KS; do
 		q="$shape LIMIT $k"
+		shown="$shape"
+		if [ "$name" = ties ]; then
+			q="$shape FETCH FIRST $k ROWS WITH TIES"
+			shown="$shape FETCH FIRST k ROWS WITH TIES"
+		fi
 		cells=""
 		for w in $WORKERS; do
 			pg=$(psql_q -c "LOAD 'radik'" -c "SET radik.enabled = off" -c "SET max_parallel_workers_per_gather = $w" -c "SELECT round(bench_ms('$q', $PG_REPS)::numeric, 1)")
@@ -71,6 +79,6 @@ for name in $SHAPES; do
 			-c "SET radik.enabled = off" -c "CREATE TEMP TABLE a AS SELECT md5(string_agg($key::text, ',')) h FROM ($q) s" \
 			-c "SET radik.enabled = on" -c "SET radik.force = on" -c "CREATE TEMP TABLE b AS SELECT md5(string_agg($key::text, ',')) h FROM ($q) s" \
 			-c "SELECT CASE WHEN a.h = b.h THEN 'yes' ELSE 'NO' END FROM a, b")
-		printf '| `%s` | %s%s | %s |\n' "$shape" "$k" "$cells" "$same"
+		printf '| `%s` | %s%s | %s |\n' "$shown" "$k" "$cells" "$same"
 	done
 done
