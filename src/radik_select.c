@@ -32,8 +32,10 @@
  * Ties (with_ties): the engine cuts rows with equal keys arbitrarily at the boundary.  To learn
  * whether that cut separated equal keys without a second pass in the usual case, the engine is
  * asked for one row more than k: when the extra row's key differs from the k-th, no row left out
- * ties with the last one kept.  Only when it is equal does a second pass over the table (in this
- * process) collect every row whose key equals the boundary key.
+ * ties with the last one kept.  Only when it is equal is the table read again (with the workers,
+ * as the first time), in a selection of every row whose key is at or below the boundary key:
+ * its threshold is that key from the first row on, so only the rows before the group and the
+ * group itself reach the engine, and they are the answer.
  *
  * Under radik.device = auto, a selection the GPU runs out of memory for (its own memory, or
  * radik.gpu_memory_limit) is no error: the scan stops, the selection is closed and run again from
@@ -73,7 +75,7 @@ typedef struct EngineGuard
 	MemoryContextCallback callback;
 } EngineGuard;
 
-/* A growable array of TIDs (the rows whose key is NULL, the rows tied at the boundary). */
+/* A growable array of TIDs (the rows whose key is NULL). */
 typedef struct TidList
 {
 	ItemPointerData *items;
@@ -98,6 +100,7 @@ typedef struct EngineFeed
 	size_t		count;
 	size_t		push_at;
 	uint64		threshold;		/* PG_UINT64_MAX until the engine has k keys */
+	uint64		start_threshold;	/* the threshold a selection starts with (PG_UINT64_MAX) */
 	RadikParallelScan *workers; /* told every new threshold; may be NULL */
 	RadikRowStore *carry;		/* rows carried whole (radik_carry.h); NULL: none */
 	bool		carrying;		/* carry is not full yet */
@@ -358,6 +361,8 @@ feed_table(EngineFeed *feed, Relation rel, Snapshot snapshot, ExprContext *econt
 		feed->workers = workers;
 		workers_done = stats->workers_launched == 0;
 		leader_scans = parallel_leader_participation || workers_done;
+		if (feed->threshold != PG_UINT64_MAX)
+			radik_parallel_set_threshold(workers, feed->threshold);
 	}
 
 	/* The sample is read while the workers start; they learn its threshold as any other. */
@@ -434,7 +439,7 @@ select_table_on_device(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot
 		return 0;
 	feed->count = 0;
 	feed->rows_pushed = 0;
-	feed->threshold = PG_UINT64_MAX;
+	feed->threshold = feed->start_threshold;
 	feed->nulls.count = 0;
 	if (feed->carry != NULL)
 	{
@@ -503,54 +508,14 @@ select_table(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot snapshot,
 }
 
 /*
- * The second pass of a with_ties selection: every row that passes the quals and whose key
- * equals boundary_key, in block order.
- */
-static void
-collect_boundary_ties(Relation rel, Snapshot snapshot, ExprContext *econtext, ExprState *qual,
-					  const RadikSortKey *key, uint64 boundary_key, TidList *ties,
-					  RadikSelectStats *stats)
-{
-	RadikExtractor extractor;
-	RadikKeyBatch batch;
-	bool		more;
-
-	radik_extract_begin(&extractor, rel, snapshot, NULL, econtext, qual, key, 0);
-	batch.key_bytes = extractor.key_bytes;
-	batch.capacity = batch.nulls_capacity = MaxHeapTuplesPerPage * 16;
-	batch.keys = palloc(batch.capacity * sizeof(uint64));
-	batch.ids = palloc(batch.capacity * sizeof(uint64));
-	batch.nulls = palloc(batch.capacity * sizeof(ItemPointerData));
-	batch.rows = NULL;
-	do
-	{
-		batch.count = batch.nnulls = 0;
-		more = radik_extract(&extractor, &batch, boundary_key, LEADER_PAGES_PER_CALL_SERIAL);
-		for (size_t i = 0; i < batch.count; i++)
-		{
-			uint64		row_key = batch.key_bytes == 4 ? ((uint32 *) batch.keys)[i] :
-			((uint64 *) batch.keys)[i];
-			ItemPointerData tid;
-
-			if (row_key != boundary_key)
-				continue;
-			radik_unpack_tid(batch.ids[i], &tid);
-			tid_list_append(ties, &tid);
-		}
-	} while (more);
-	stats->rows_rescanned += extractor.rows_scanned;
-	radik_extract_end(&extractor);
-}
-
-/*
  * Where the answer is cut, k rows into the order "the rows whose key is NULL first or last, the
  * engine's rows in key order" (k < 0: nowhere): how many NULL rows (*take_nulls) and how many of
  * the engine's rows (*take_engine) come before the cut.  With with_ties, the rows tied with the
  * k-th are kept too: every NULL row when the k-th is one, else the engine's rows whose key equals
  * the k-th's.  The engine returned one row more than k, so a following row with another key
  * shows that it cut no group of equal keys; when it cut one, the engine's rows stop before the
- * group and the function returns true with the group's key in *tie_key, for the caller to gather
- * the whole group from the table.
+ * group and the function returns true with the group's key in *tie_key, for the caller to
+ * select again every row up to and including the group.
  */
 static bool
 choose_cut(int64 k, bool with_ties, bool nulls_first, int64 nnull, const uint64 *engine_keys,
@@ -604,6 +569,24 @@ choose_cut(int64 k, bool with_ties, bool nulls_first, int64 nnull, const uint64 
 }
 
 /*
+ * The finished engine selection's rows, sorted by key: their keys (returned) and ids (*ids), in
+ * the current memory context; the selection is closed.
+ */
+static uint64 *
+fetch_engine_result(EngineFeed *feed, uint64 count, uint64 **ids)
+{
+	uint64	   *keys = MemoryContextAllocHuge(CurrentMemoryContext, Max(count, 1) * sizeof(uint64));
+	radik_error err;
+
+	*ids = MemoryContextAllocHuge(CurrentMemoryContext, Max(count, 1) * sizeof(uint64));
+	if (count > 0)
+		check_engine(radik_result(feed->guard->selection, keys, *ids, &err), &err);
+	radik_close(feed->guard->selection);
+	feed->guard->selection = NULL;
+	return keys;
+}
+
+/*
  * About how many rows the table holds now, for choosing the device: the statistics' density
  * times the current number of blocks, as the planner estimates it; a table never analyzed is
  * assumed full.
@@ -644,7 +627,6 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	MemoryContext caller_context = CurrentMemoryContext;
 	MemoryContext work_context;
 	EngineFeed	feed;
-	radik_error err;
 	BlockNumber nblocks;
 	uint64		row_bound;
 	uint64		engine_k;
@@ -657,7 +639,6 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	int64		take_nulls;
 	int64		take_engine;
 	uint64		tie_key = 0;
-	TidList		ties = {0};
 	int64		out;
 
 	memset(result, 0, sizeof(*result));
@@ -670,6 +651,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	memset(&feed, 0, sizeof(feed));
 	(void) radik_key_map(key->type, key->descending, &feed.key_bytes);
 	feed.threshold = PG_UINT64_MAX;
+	feed.start_threshold = PG_UINT64_MAX;
 
 	/*
 	 * No visible row lies beyond the blocks the table has now, so this bounds the rows the scan
@@ -729,31 +711,38 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 										key, parallel, 0, nblocks, &result->stats);
 		}
 	}
+	/* The engine's answer: its best rows, sorted by key; then where it is cut (choose_cut). */
+	INSTR_TIME_SET_CURRENT(step);
+	engine_keys = fetch_engine_result(&feed, engine_count, &engine_ids);
+	result->stats.select_ms += elapsed_ms(step);
+	if (choose_cut(k, with_ties, key->nulls_first, feed.nulls.count, engine_keys,
+				   (int64) engine_count, &take_nulls, &take_engine, &tie_key))
+	{
+		/*
+		 * The cut fell inside a group of equal keys: select every row at or below the group's
+		 * key (the rows before the group, then the whole group), the table read again.
+		 */
+		RadikSelectStats tie_stats;
+
+		memset(&tie_stats, 0, sizeof(tie_stats));
+		feed.start_threshold = tie_key;
+		engine_count = select_table(&feed, row_bound, rel, snapshot, econtext, qual, key,
+									parallel, 0, nblocks, &tie_stats);
+		INSTR_TIME_SET_CURRENT(step);
+		engine_keys = fetch_engine_result(&feed, engine_count, &engine_ids);
+		tie_stats.select_ms += elapsed_ms(step);
+		take_nulls = key->nulls_first ? feed.nulls.count : 0;
+		take_engine = (int64) engine_count;
+		result->stats.rows_rescanned += tie_stats.rows_scanned;
+		result->stats.select_ms += tie_stats.select_ms;
+		result->stats.gpu_fallbacks += tie_stats.gpu_fallbacks;
+		strlcpy(result->stats.device, tie_stats.device, sizeof(result->stats.device));
+	}
 	result->stats.rows_sent = feed.rows_sent;
 	result->stats.copy_ms = feed.copy_ms;
 	result->stats.scan_ms = elapsed_ms(start) - feed.copy_ms - result->stats.select_ms;
 
-	/* The engine's answer: its best rows, sorted by key. */
-	INSTR_TIME_SET_CURRENT(step);
-	engine_keys = MemoryContextAllocHuge(work_context, Max(engine_count, 1) * sizeof(uint64));
-	engine_ids = MemoryContextAllocHuge(work_context, Max(engine_count, 1) * sizeof(uint64));
-	if (engine_count > 0)
-		check_engine(radik_result(feed.guard->selection, engine_keys, engine_ids, &err), &err);
-	radik_close(feed.guard->selection);
-	feed.guard->selection = NULL;
-	result->stats.select_ms += elapsed_ms(step);
-
-	/* Put the rows in order and cut them at k (see choose_cut). */
-	if (choose_cut(k, with_ties, key->nulls_first, feed.nulls.count, engine_keys,
-				   (int64) engine_count, &take_nulls, &take_engine, &tie_key))
-	{
-		INSTR_TIME_SET_CURRENT(step);
-		collect_boundary_ties(rel, snapshot, econtext, qual, key, tie_key, &ties,
-							  &result->stats);
-		result->stats.scan_ms += elapsed_ms(step);
-	}
-
-	result->ntids = take_nulls + take_engine + ties.count;
+	result->ntids = take_nulls + take_engine;
 	result->tids = MemoryContextAllocHuge(caller_context,
 										  Max(result->ntids, 1) * sizeof(ItemPointerData));
 	result->keys = MemoryContextAllocHuge(caller_context, Max(result->ntids, 1) * sizeof(uint64));
@@ -783,13 +772,6 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 			continue;
 		}
 		radik_unpack_tid(engine_ids[i], &result->tids[out]);
-		if (result->carried != NULL)
-			result->carried[out] = NULL;
-	}
-	for (int64 i = 0; i < ties.count; i++, out++)
-	{
-		result->keys[out] = tie_key;
-		result->tids[out] = ties.items[i];
 		if (result->carried != NULL)
 			result->carried[out] = NULL;
 	}
