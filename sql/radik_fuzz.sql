@@ -99,7 +99,7 @@ DECLARE
 									 'tm', 'b * 2 - a', 'abs(c - 0.5)', 'a % 7', 'g / 1000 + d',
 									 'e - interval ''1 day'' * a', 'c::float8 + coalesce(w, 0)',
 									 'dt - a', 'tm + interval ''1 minute'' * d',
-									 'a / (d % 5)']);
+									 'a / (d % 5)', 'b::numeric / 7', 'round(c::numeric, 2)']);
 	key2 text := radik_fz_pick(ARRAY['', '', 'id', 'id DESC', 'a', 'c DESC']);
 	dir text := radik_fz_pick(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']);
 	rest text := radik_fz_pick(ARRAY['*, ', 'id, ', '']);

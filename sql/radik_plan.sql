@@ -31,7 +31,6 @@ EXPLAIN (COSTS OFF) SELECT id, generate_series(1, 2) FROM radik_t ORDER BY f8 LI
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY f8 LIMIT 3 FOR UPDATE;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY f8 LIMIT 3 FOR SHARE;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY id::text LIMIT 3;
-EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY f8::numeric LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY ts - timestamp '2000-01-01' LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY f8, id::text LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t LIMIT 3;
@@ -54,7 +53,6 @@ FROM unnest(ARRAY[
 	'SELECT id, row_number() OVER (ORDER BY id) FROM radik_t ORDER BY f8, id LIMIT 3',
 	'SELECT id, generate_series(1, 2) FROM radik_t ORDER BY f8, id LIMIT 3',
 	'SELECT id FROM radik_t ORDER BY id::text LIMIT 3',
-	'SELECT id FROM radik_t ORDER BY f8::numeric, id LIMIT 3',
 	'SELECT id FROM radik_t ORDER BY ts - timestamp ''2000-01-01'', id LIMIT 3',
 	'SELECT id FROM radik_t TABLESAMPLE SYSTEM (50) REPEATABLE (7) ORDER BY f8, id LIMIT 5'
 	]) WITH ORDINALITY AS a(q, n)

@@ -9,6 +9,13 @@
  * number, complemented for a descending sort.  NULLs never reach these maps: the scan keeps NULL
  * rows aside and places them first or last itself.
  *
+ * numeric is the exception: a variable-length decimal that no 64-bit key holds exactly.  Its key
+ * is a monotone summary (sign, weight and the first three base-10000 digits, that is 9 to 12
+ * significant decimal digits, the rest cut off): a < b gives key(a) <= key(b), and equal values
+ * equal keys.  So the rows with the k smallest keys and every row tied with the k-th key hold the
+ * k smallest values and every row equal to the k-th value; the custom scan selects those and
+ * sorts them with numeric's own comparator (radik_key_type_exact says which types need it).
+ *
  * The maps are chosen once per selection (radik_key_map) and called per row through a pointer,
  * or per page of rows (radik_key_map_many).
  * The inverse (radik_datum_from_key) lets the custom scan return a selected key's value without
@@ -19,6 +26,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "fmgr.h"
 
 #include "radik_datum_keys.h"
 #include "radik_keys.h"
@@ -57,6 +65,110 @@ KEY_MAP(float4_desc, radik_key32_descending(radik_key_from_float4_bits((uint32) 
 KEY_MAP(float8_asc, radik_key_from_float8(DatumGetFloat8(value)))
 KEY_MAP(float8_desc, radik_key64_descending(radik_key_from_float8(DatumGetFloat8(value))))
 
+/*
+ * numeric's stored form (src/backend/utils/adt/numeric.c, the same on disk since 9.1): after the
+ * varlena header a 16-bit header word, then in the long form a 16-bit weight, then base-10000
+ * digits (int16), normalized (no leading or trailing zero digits; zero has none).  The header's
+ * top bits: 0x8000 short form (sign in 0x2000, weight in the low 7 bits, 0x0040 its sign),
+ * 0x4000 negative long form, 0xC000 special: NaN 0xC000, +Infinity 0xD000, -Infinity 0xF000.
+ */
+#define NUMERIC_KEY_SPECIAL		0xC000
+#define NUMERIC_KEY_SHORT		0x8000
+#define NUMERIC_KEY_NEG			0x4000
+#define NUMERIC_KEY_EXT_MASK	0xF000
+#define NUMERIC_KEY_PINF		0xD000
+#define NUMERIC_KEY_NINF		0xF000
+#define NUMERIC_KEY_SHORT_NEG	0x2000
+#define NUMERIC_KEY_SHORT_WEIGHT_NEG	0x0040
+#define NUMERIC_KEY_SHORT_WEIGHT_MASK	0x003F
+#define NUMERIC_KEY_DIGITS		3		/* leading base-10000 digits in a key */
+
+/*
+ * The ascending key of a numeric's stored bytes (after the varlena header): -Infinity 0, the
+ * negative values below 2^62 (larger magnitude, smaller key), zero 2^62, the positive values
+ * above it, +Infinity 2^63, NaN the largest key, as numeric's btree order has them.  The
+ * magnitude is (weight + 32768) << 42 | three 14-bit digits, below 2^58.
+ */
+static uint64
+numeric_bytes_key(const char *data, Size len)
+{
+	uint16		header;
+	int			weight;
+	bool		negative;
+	int			first;
+	int			ndigits;
+	uint64		magnitude;
+
+	memcpy(&header, data, sizeof(header));
+	if ((header & NUMERIC_KEY_SPECIAL) == NUMERIC_KEY_SPECIAL)
+	{
+		if ((header & NUMERIC_KEY_EXT_MASK) == NUMERIC_KEY_PINF)
+			return UINT64CONST(1) << 63;
+		if ((header & NUMERIC_KEY_EXT_MASK) == NUMERIC_KEY_NINF)
+			return 0;
+		return PG_UINT64_MAX;	/* NaN */
+	}
+	if (header & NUMERIC_KEY_SHORT)
+	{
+		negative = (header & NUMERIC_KEY_SHORT_NEG) != 0;
+		weight = (header & NUMERIC_KEY_SHORT_WEIGHT_MASK) |
+			((header & NUMERIC_KEY_SHORT_WEIGHT_NEG) ? ~NUMERIC_KEY_SHORT_WEIGHT_MASK : 0);
+		first = sizeof(uint16);
+	}
+	else
+	{
+		int16		long_weight;
+
+		negative = (header & NUMERIC_KEY_SPECIAL) == NUMERIC_KEY_NEG;
+		memcpy(&long_weight, data + sizeof(uint16), sizeof(long_weight));
+		weight = long_weight;
+		first = 2 * sizeof(uint16);
+	}
+	ndigits = (int) (len - first) / (int) sizeof(int16);
+
+	/* Skip leading zero digits, should a value ever be stored unnormalized. */
+	for (;;)
+	{
+		int16		digit;
+
+		if (ndigits == 0)
+			return UINT64CONST(1) << 62;	/* zero */
+		memcpy(&digit, data + first, sizeof(digit));
+		if (digit != 0)
+			break;
+		first += sizeof(int16);
+		ndigits--;
+		weight--;
+	}
+	magnitude = (uint64) (weight + 32768) & 0xFFFF;
+	for (int i = 0; i < NUMERIC_KEY_DIGITS; i++)
+	{
+		int16		digit = 0;
+
+		if (i < ndigits)
+			memcpy(&digit, data + first + i * sizeof(int16), sizeof(digit));
+		magnitude = magnitude << 14 | (uint64) (digit & 0x3FFF);
+	}
+	return negative ? (UINT64CONST(1) << 62) - 1 - magnitude :
+		(UINT64CONST(1) << 62) + 1 + magnitude;
+}
+
+/* A numeric Datum's key: its bytes read in place, detoasted only when compressed or external. */
+static inline uint64
+numeric_key(Datum value)
+{
+	struct varlena *stored = (struct varlena *) DatumGetPointer(value);
+	struct varlena *plain = pg_detoast_datum_packed(stored);
+	uint64		key = numeric_bytes_key(VARDATA_ANY(plain), VARSIZE_ANY_EXHDR(plain));
+
+	if (plain != stored)
+		pfree(plain);
+	return key;
+}
+
+KEY_MAP(numeric_asc, numeric_key(value))
+KEY_MAP(numeric_desc, radik_key64_descending(numeric_key(value)))
+
 bool
 radik_key_type_supported(Oid type)
 {
@@ -71,10 +183,17 @@ radik_key_type_supported(Oid type)
 		case TIMEOID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
+		case NUMERICOID:
 			return true;
 		default:
 			return false;
 	}
+}
+
+bool
+radik_key_type_exact(Oid type)
+{
+	return type != NUMERICOID && radik_key_type_supported(type);
 }
 
 const char *
@@ -108,6 +227,9 @@ radik_key_map(Oid type, bool descending, int *key_bytes)
 		case FLOAT8OID:
 			*key_bytes = 8;
 			return descending ? key_float8_desc : key_float8_asc;
+		case NUMERICOID:
+			*key_bytes = 8;
+			return descending ? key_numeric_desc : key_numeric_asc;
 		default:
 			elog(ERROR, "radik cannot order values of type %u", type);
 			return NULL;		/* keep compiler quiet */
@@ -133,6 +255,8 @@ radik_key_map_many(Oid type, bool descending)
 			return descending ? key_float4_desc_many : key_float4_asc_many;
 		case FLOAT8OID:
 			return descending ? key_float8_desc_many : key_float8_asc_many;
+		case NUMERICOID:
+			return descending ? key_numeric_desc_many : key_numeric_asc_many;
 		default:
 			elog(ERROR, "radik cannot order values of type %u", type);
 			return NULL;		/* keep compiler quiet */

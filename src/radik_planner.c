@@ -347,7 +347,7 @@ reads_only_first_key(RelOptInfo *input_rel, List *keys, PathTarget *target)
 	Bitmapset  *columns = NULL;
 
 	if (list_length(keys) != 1 || !IsA(var, Var) || var->varno != input_rel->relid ||
-		var->varattno <= 0)
+		var->varattno <= 0 || !radik_key_type_exact(key->type))
 		return false;
 	pull_varattnos((Node *) target->exprs, input_rel->relid, &columns);
 	columns = bms_del_member(columns, var->varattno - FirstLowInvalidHeapAttributeNumber);
@@ -443,6 +443,7 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 {
 	PlannedSortKey *first_key = linitial(keys);
 	bool		with_ties = root->parse->limitOption == LIMIT_OPTION_WITH_TIES;
+	bool		sorts_candidates = list_length(keys) > 1 || !radik_key_type_exact(first_key->type);
 	double		tuples = Max(input_rel->tuples, 1);
 	double		rows = Max(input_rel->rows, 1);
 	double		wanted = estimate_rows_wanted(root, rows);
@@ -477,17 +478,18 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 		startup += radik_gpu_startup_cost;
 
 	/*
-	 * Several keys: the rows tied with the k-th on the first key are candidates too (about one
-	 * group of equal first keys more); they are fetched and sorted by all keys.  WITH TIES with
-	 * one key: that group is returned too, fetched like the other rows.
+	 * Several keys, or a first key whose engine key only summarizes it (numeric): the rows tied
+	 * with the k-th on the first key are candidates too (about one group of equal first keys
+	 * more); they are fetched and sorted by all keys.  WITH TIES with one exact key: that group
+	 * is returned too, fetched like the other rows.
 	 */
-	if (list_length(keys) > 1 || with_ties)
+	if (sorts_candidates || with_ties)
 	{
 		double		groups = estimate_num_groups(root, list_make1(first_key->expr), rows,
 												 NULL, NULL);
 		double		candidates = Min(rows, wanted + rows / Max(groups, 1.0));
 
-		if (list_length(keys) > 1)
+		if (sorts_candidates)
 		{
 			QualCost	all_keys_cost;
 			List	   *exprs = NIL;
@@ -560,7 +562,8 @@ add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
 		return;
 	quals = table_quals(input_rel);
 	/* Rows tied on the first key may be gathered by a second read of the table. */
-	if ((list_length(keys) > 1 || root->parse->limitOption == LIMIT_OPTION_WITH_TIES) &&
+	if ((list_length(keys) > 1 || root->parse->limitOption == LIMIT_OPTION_WITH_TIES ||
+		 !radik_key_type_exact(((PlannedSortKey *) linitial(keys))->type)) &&
 		contain_volatile_functions((Node *) quals))
 		return;
 	workers = plan_parallel_workers(root, input_rel, quals, keys);

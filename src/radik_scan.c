@@ -11,8 +11,9 @@
  * answer.  With several, the engine returns every row tied with the last one on the first key
  * too, and the node sorts those candidates by all keys with a bounded tuplesort, using
  * PostgreSQL's own comparators, so that ties on the first key are broken exactly as a Sort node
- * would break them.  FETCH FIRST ... WITH TIES asks for those tied rows with one key as well, and
- * with several keys sorts the candidates without a bound: the node returns the count + offset
+ * would break them; so it does with one key of type numeric, whose engine key only summarizes
+ * the value (radik_datum_keys.c).  FETCH FIRST ... WITH TIES asks for the tied rows with one
+ * exact key as well, and sorts candidates without a bound: the node returns the count + offset
  * rows and then the rows tied with the last of them, among others, and the Limit node above
  * stops at the first row not tied on all the sort keys, as it does over a Sort.
  *
@@ -90,6 +91,7 @@ typedef struct RadikScanState
 	bool	   *nulls_first;
 	RadikParallelPlan parallel; /* workers planned, and what they need */
 	bool		with_ties;		/* FETCH FIRST ... WITH TIES: return the rows tied at the cut */
+	bool		sort_candidates;	/* the selection's rows are sorted by all keys here */
 
 	MemoryContext selection_context;	/* the selected TIDs; reset on rescan */
 	bool		selected;		/* has this scan's selection run? */
@@ -268,7 +270,9 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 		state->nulls_first[i] = key->nulls_first;
 	}
 
-	if (state->nkeys == 1 && state->keys[0].attnum > 0 &&
+	/* Several keys, or a first key the engine only summarizes (numeric): candidates are sorted. */
+	state->sort_candidates = state->nkeys > 1 || !radik_key_type_exact(state->keys[0].type);
+	if (!state->sort_candidates && state->keys[0].attnum > 0 &&
 		target_reads_only_column(cscan, state->keys[0].attnum))
 	{
 		int			natts = RelationGetDescr(rel)->natts;
@@ -508,7 +512,8 @@ run_selection(RadikScanState *state)
 
 	/* Rows made from their keys need no copy; others are carried within work_mem. */
 	radik_select_rows(ss->ss_currentRelation, estate->es_snapshot, ss->ps.ps_ExprContext,
-					  state->qual, &state->keys[0], wanted, state->nkeys > 1 || state->with_ties,
+					  state->qual, &state->keys[0], wanted,
+					  state->sort_candidates || state->with_ties,
 					  estate->es_use_parallel_mode ? &state->parallel : NULL,
 					  state->output_from_keys ? 0 : (Size) work_mem * 1024, &result);
 	state->tids = result.tids;
@@ -517,7 +522,7 @@ run_selection(RadikScanState *state)
 	state->selected_keys = result.keys;
 	state->null_keys_begin = result.null_keys_begin;
 	state->null_keys_end = result.null_keys_end;
-	if (state->nkeys > 1 && state->ntids > 0)
+	if (state->sort_candidates && state->ntids > 0)
 		sort_candidates_by_all_keys(state, state->with_ties ? -1 : wanted);
 	for (int64 i = 0; state->carried != NULL && i < state->ntids; i++)
 		state->rows_carried += state->carried[i] != NULL;

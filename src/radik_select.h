@@ -111,6 +111,13 @@ typedef struct RadikSelectResult
 /* Can radik order values of this type (as its default btree opclass does)? */
 extern bool radik_key_type_supported(Oid type);
 
+/*
+ * Are this supported type's keys its values, one key per value?  Not for numeric, whose key
+ * only summarizes its value (radik_datum_keys.c): rows tied on that key at the cut are gathered
+ * and sorted by the values themselves.
+ */
+extern bool radik_key_type_exact(Oid type);
+
 /* The supported types' names, for error messages: "smallint, integer, ...". */
 extern const char *radik_supported_type_names(void);
 

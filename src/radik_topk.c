@@ -400,7 +400,7 @@ resolve_key_column(TopkRequest *req, const char *colname)
 	get_atttypetypmodcoll(relid, req->attnum, &req->atttype, &req->atttypmod,
 						  &req->attcollation);
 	req->key_type = getBaseType(req->atttype);
-	if (!radik_key_type_supported(req->key_type))
+	if (!radik_key_type_exact(req->key_type))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("radik_topk cannot select by column \"%s\" of type %s",
