@@ -6,6 +6,8 @@ LOAD 'radik';
 -- EXPLAIN ANALYZE's "Rows Removed by Filter" counts the rows the quals rejected, once, even
 -- when several sort keys make radik read the table a second time to gather the rows tied on the
 -- first key at the boundary (radik once counted every row of that second pass as removed).
+-- Here the tied rows come from the rows kept in memory (one read); radik_ties checks the count
+-- where the table is read twice.
 CREATE FUNCTION radik_rows_removed(stmt text, use_radik boolean) RETURNS bigint
 LANGUAGE plpgsql SET radik.force = on SET radik.enabled = on AS $$
 DECLARE

@@ -32,10 +32,13 @@
  * Ties (with_ties): the engine cuts rows with equal keys arbitrarily at the boundary.  To learn
  * whether that cut separated equal keys without a second pass in the usual case, the engine is
  * asked for one row more than k: when the extra row's key differs from the k-th, no row left out
- * ties with the last one kept.  Only when it is equal is the table read again (with the workers,
- * as the first time), in a selection of every row whose key is at or below the boundary key:
- * its threshold is that key from the first row on, so only the rows before the group and the
- * group itself reach the engine, and they are the answer.
+ * ties with the last one kept.  When it is equal, the rows of the group the engine left out were
+ * all pushed to it (a row is dropped only when its key is above the running threshold, which
+ * never falls below the boundary key), so the feed keeps a copy of every key and id it pushes,
+ * up to work_mem, and takes the group from there.  Only when that copy outgrew work_mem is the
+ * table read again (with the workers, as the first time), in a selection of every row whose key
+ * is at or below the boundary key: its threshold is that key from the first row on, so only the
+ * rows before the group and the group itself reach the engine, and they are the answer.
  *
  * Under radik.device = auto, a selection the GPU runs out of memory for (its own memory, or
  * radik.gpu_memory_limit) is no error: the scan stops, the selection is closed and run again from
@@ -109,6 +112,15 @@ typedef struct EngineFeed
 	int64		rows_sent;
 	size_t		rows_pushed;	/* by this selection (select_table) */
 	double		copy_ms;
+
+	/* With ties: a copy of every key and id pushed by this selection, up to kept_limit. */
+	bool		keep_pushed;	/* asked for */
+	bool		kept_all;		/* the copy holds every row pushed so far */
+	uint64	   *kept_keys;
+	uint64	   *kept_ids;
+	size_t		kept_count;
+	size_t		kept_capacity;
+	size_t		kept_limit;
 } EngineFeed;
 
 static void
@@ -184,6 +196,48 @@ elapsed_ms(instr_time start)
 
 
 /*
+ * Keep a copy of the rows in the chunk buffer, about to be pushed (feed->keep_pushed), or give
+ * the copy up when it would pass kept_limit.
+ */
+static void
+feed_keep_chunk(EngineFeed *feed)
+{
+	size_t		needed = feed->kept_count + feed->count;
+
+	if (!feed->kept_all || feed->count == 0)
+		return;
+	if (needed > feed->kept_limit)
+	{
+		feed->kept_all = false;
+		return;
+	}
+	if (needed > feed->kept_capacity)
+	{
+		size_t		capacity = Min(Max(needed, 2 * feed->kept_capacity), feed->kept_limit);
+
+		capacity = Max(capacity, 1024);
+		if (feed->kept_keys == NULL)
+		{
+			feed->kept_keys = MemoryContextAllocHuge(CurrentMemoryContext,
+													 capacity * sizeof(uint64));
+			feed->kept_ids = MemoryContextAllocHuge(CurrentMemoryContext,
+													capacity * sizeof(uint64));
+		}
+		else
+		{
+			feed->kept_keys = repalloc_huge(feed->kept_keys, capacity * sizeof(uint64));
+			feed->kept_ids = repalloc_huge(feed->kept_ids, capacity * sizeof(uint64));
+		}
+		feed->kept_capacity = capacity;
+	}
+	for (size_t i = 0; i < feed->count; i++)
+		feed->kept_keys[feed->kept_count + i] = feed->key_bytes == 4 ?
+			((const uint32 *) feed->keys)[i] : ((const uint64 *) feed->keys)[i];
+	memcpy(feed->kept_ids + feed->kept_count, feed->ids, feed->count * sizeof(uint64));
+	feed->kept_count = needed;
+}
+
+/*
  * Push the rows in the chunk buffer to the engine, then learn the new threshold.  When the GPU
  * runs out of memory (feed_check) the feed is marked and its callers stop.
  */
@@ -198,6 +252,7 @@ feed_push(EngineFeed *feed)
 	if (feed->gpu_out_of_memory)
 		return;					/* the selection failed: no more calls on it */
 	INSTR_TIME_SET_CURRENT(start);
+	feed_keep_chunk(feed);
 	if (!feed_check(feed, radik_push_chunk(feed->guard->selection, feed->count, &err), &err))
 		return;
 	feed->rows_sent += feed->count;
@@ -439,6 +494,8 @@ select_table_on_device(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot
 		return 0;
 	feed->count = 0;
 	feed->rows_pushed = 0;
+	feed->kept_count = 0;
+	feed->kept_all = feed->keep_pushed;
 	feed->threshold = feed->start_threshold;
 	feed->nulls.count = 0;
 	if (feed->carry != NULL)
@@ -463,6 +520,7 @@ select_table_on_device(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot
 	INSTR_TIME_SET_CURRENT(step);
 	if (feed->count > 0)
 	{
+		feed_keep_chunk(feed);
 		if (!feed_check(feed, radik_push_chunk(feed->guard->selection, feed->count, &err), &err))
 			return 0;
 		feed->rows_sent += feed->count;
@@ -639,6 +697,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	int64		take_nulls;
 	int64		take_engine;
 	uint64		tie_key = 0;
+	bool		cut_group;
 	int64		out;
 
 	memset(result, 0, sizeof(*result));
@@ -674,6 +733,9 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	else
 		engine_k = with_ties ? (uint64) k + 1 : (uint64) k;
 	feed.nulls_limit = (k < 0 || with_ties) ? PG_INT64_MAX : k;
+	/* With ties, the rows pushed are kept (within work_mem) to find a cut group in. */
+	feed.keep_pushed = with_ties;
+	feed.kept_limit = (size_t) work_mem * 1024 / (2 * sizeof(uint64));
 	/*
 	 * Rows are copied after the page's lock is released, as a sequential scan reads them; a
 	 * catalog's rows may be updated in place under a pin, so they are fetched under the lock.
@@ -715,16 +777,36 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	INSTR_TIME_SET_CURRENT(step);
 	engine_keys = fetch_engine_result(&feed, engine_count, &engine_ids);
 	result->stats.select_ms += elapsed_ms(step);
-	if (choose_cut(k, with_ties, key->nulls_first, feed.nulls.count, engine_keys,
-				   (int64) engine_count, &take_nulls, &take_engine, &tie_key))
+	cut_group = choose_cut(k, with_ties, key->nulls_first, feed.nulls.count, engine_keys,
+						   (int64) engine_count, &take_nulls, &take_engine, &tie_key);
+	if (cut_group && feed.kept_all)
+	{
+		/* The cut fell inside a group of equal keys: the whole group is among the rows kept. */
+		int64		group = 0;
+
+		for (size_t i = 0; i < feed.kept_count; i++)
+			group += feed.kept_keys[i] == tie_key;
+		engine_keys = repalloc_huge(engine_keys, Max(take_engine + group, 1) * sizeof(uint64));
+		engine_ids = repalloc_huge(engine_ids, Max(take_engine + group, 1) * sizeof(uint64));
+		for (size_t i = 0; i < feed.kept_count; i++)
+		{
+			if (feed.kept_keys[i] != tie_key)
+				continue;
+			engine_keys[take_engine] = tie_key;
+			engine_ids[take_engine++] = feed.kept_ids[i];
+		}
+	}
+	else if (cut_group)
 	{
 		/*
-		 * The cut fell inside a group of equal keys: select every row at or below the group's
-		 * key (the rows before the group, then the whole group), the table read again.
+		 * The cut fell inside a group of equal keys and the rows kept did not hold them all:
+		 * select every row at or below the group's key (the rows before the group, then the
+		 * whole group), the table read again.
 		 */
 		RadikSelectStats tie_stats;
 
 		memset(&tie_stats, 0, sizeof(tie_stats));
+		feed.keep_pushed = false;
 		feed.start_threshold = tie_key;
 		engine_count = select_table(&feed, row_bound, rel, snapshot, econtext, qual, key,
 									parallel, 0, nblocks, &tie_stats);
