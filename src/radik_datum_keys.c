@@ -2,12 +2,12 @@
  * radik_datum_keys.c
  *	  Which PostgreSQL types radik can order, and the map from their values to engine keys.
  *
- * Every supported type is a fixed-width, pass-by-value number underneath (date is an int32 day
- * count; time, timestamp and timestamptz are int64 microsecond counts), and its default btree
- * order is the numeric order of that number, with the float rules (-0 = +0, NaN equal to itself
- * and above +Infinity) that cuda/radik_keys.h folds in.  So a key is the bit-level map of the
- * number, complemented for a descending sort.  NULLs never reach these maps: the scan keeps NULL
- * rows aside and places them first or last itself.
+ * Every supported type but numeric is a fixed-width, pass-by-value number underneath (date is an
+ * int32 day count; time, timestamp and timestamptz are int64 microsecond counts), and its default
+ * btree order is the numeric order of that number, with the float rules (-0 = +0, NaN equal to
+ * itself and above +Infinity) that cuda/radik_keys.h folds in.  So a key is the bit-level map of
+ * the number, complemented for a descending sort.  NULLs never reach these maps: the scan keeps
+ * NULL rows aside and places them first or last itself.
  *
  * numeric is the exception: a variable-length decimal that no 64-bit key holds exactly.  Its key
  * is a monotone summary (sign, weight and the first three base-10000 digits, that is 9 to 12
@@ -69,7 +69,7 @@ KEY_MAP(float8_desc, radik_key64_descending(radik_key_from_float8(DatumGetFloat8
  * numeric's stored form (src/backend/utils/adt/numeric.c, the same on disk since 9.1): after the
  * varlena header a 16-bit header word, then in the long form a 16-bit weight, then base-10000
  * digits (int16), normalized (no leading or trailing zero digits; zero has none).  The header's
- * top bits: 0x8000 short form (sign in 0x2000, weight in the low 7 bits, 0x0040 its sign),
+ * top bits: 0x8000 short form (sign in 0x2000, weight in the low 6 bits, 0x0040 its sign),
  * 0x4000 negative long form, 0xC000 special: NaN 0xC000, +Infinity 0xD000, -Infinity 0xF000.
  */
 #define NUMERIC_KEY_SPECIAL		0xC000

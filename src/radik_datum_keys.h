@@ -28,9 +28,10 @@ extern RadikKeyMap radik_key_map(Oid type, bool descending, int *key_bytes);
 extern RadikKeyMapMany radik_key_map_many(Oid type, bool descending);
 
 /*
- * The value a key was made from, by radik_key_map(type, descending).  Integer-like types come
- * back exactly; a float key that stands for several values (zero for -0 and +0, every NaN) sets
- * *exact to false, and then only the row itself knows its value.
+ * The value a key was made from, by radik_key_map(type, descending), for the types
+ * radik_key_type_exact accepts (not numeric).  Integer-like types come back exactly; a float key
+ * that stands for several values (zero for -0 and +0, every NaN) sets *exact to false, and then
+ * only the row itself knows its value.
  */
 extern Datum radik_datum_from_key(Oid type, bool descending, uint64 key, bool *exact);
 

@@ -19,7 +19,7 @@
  *
  * Most rows need no fetch: the scan carried copies of the rows it handed to the engine, within
  * work_mem (radik_carry.h), and returns them as they are.  The others (when the copies outgrew
- * work_mem, rows whose key is NULL, rows gathered for ties) are fetched by TID with the query's
+ * work_mem, rows whose key is NULL) are fetched by TID with the query's
  * snapshot (the row versions the selection saw) and returned in order, ExecScan projecting the
  * target list.  Fetching a million rows one
  * by one in key order jumps all over the table, so they are fetched in batches: the next rows in
@@ -511,9 +511,14 @@ run_selection(RadikScanState *state)
 	old_context = MemoryContextSwitchTo(state->selection_context);
 
 	/* Rows made from their keys need no copy; others are carried within work_mem. */
+	/*
+	 * Ties at the cut: all of them for several keys (the next key orders them, NULL rows too) and
+	 * for WITH TIES; with one numeric key, the rows whose summary ties (NULL rows are equal).
+	 */
 	radik_select_rows(ss->ss_currentRelation, estate->es_snapshot, ss->ps.ps_ExprContext,
 					  state->qual, &state->keys[0], wanted,
-					  state->sort_candidates || state->with_ties,
+					  state->nkeys > 1 || state->with_ties ? RADIK_TIES_ALL :
+					  state->sort_candidates ? RADIK_TIES_KEYS : RADIK_TIES_NONE,
 					  estate->es_use_parallel_mode ? &state->parallel : NULL,
 					  state->output_from_keys ? 0 : (Size) work_mem * 1024, &result);
 	state->tids = result.tids;

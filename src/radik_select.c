@@ -29,7 +29,7 @@
  * that pass its threshold into its store.  When the store reaches carry_bytes, carrying stops
  * everywhere, and the rows not carried are fetched by the caller as before.
  *
- * Ties (with_ties): the engine cuts rows with equal keys arbitrarily at the boundary.  To learn
+ * Ties (RadikTies): the engine cuts rows with equal keys arbitrarily at the boundary.  To learn
  * whether that cut separated equal keys without a second pass in the usual case, the engine is
  * asked for one row more than k: when the extra row's key differs from the k-th, no row left out
  * ties with the last one kept.  When it is equal, the rows of the group the engine left out were
@@ -121,6 +121,7 @@ typedef struct EngineFeed
 	size_t		kept_count;
 	size_t		kept_capacity;
 	size_t		kept_limit;
+	MemoryContext kept_context; /* where the copy lives */
 } EngineFeed;
 
 static void
@@ -208,7 +209,15 @@ feed_keep_chunk(EngineFeed *feed)
 		return;
 	if (needed > feed->kept_limit)
 	{
+		/* too many: the caller will read the table again if it needs the group */
 		feed->kept_all = false;
+		if (feed->kept_keys != NULL)
+		{
+			pfree(feed->kept_keys);
+			pfree(feed->kept_ids);
+		}
+		feed->kept_keys = feed->kept_ids = NULL;
+		feed->kept_capacity = 0;
 		return;
 	}
 	if (needed > feed->kept_capacity)
@@ -218,9 +227,9 @@ feed_keep_chunk(EngineFeed *feed)
 		capacity = Max(capacity, 1024);
 		if (feed->kept_keys == NULL)
 		{
-			feed->kept_keys = MemoryContextAllocHuge(CurrentMemoryContext,
+			feed->kept_keys = MemoryContextAllocHuge(feed->kept_context,
 													 capacity * sizeof(uint64));
-			feed->kept_ids = MemoryContextAllocHuge(CurrentMemoryContext,
+			feed->kept_ids = MemoryContextAllocHuge(feed->kept_context,
 													capacity * sizeof(uint64));
 		}
 		else
@@ -568,60 +577,64 @@ select_table(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot snapshot,
 /*
  * Where the answer is cut, k rows into the order "the rows whose key is NULL first or last, the
  * engine's rows in key order" (k < 0: nowhere): how many NULL rows (*take_nulls) and how many of
- * the engine's rows (*take_engine) come before the cut.  With with_ties, the rows tied with the
- * k-th are kept too: every NULL row when the k-th is one, else the engine's rows whose key equals
- * the k-th's.  The engine returned one row more than k, so a following row with another key
- * shows that it cut no group of equal keys; when it cut one, the engine's rows stop before the
- * group and the function returns true with the group's key in *tie_key, for the caller to
- * select again every row up to and including the group.
+ * the engine's rows (*take_engine) come before the cut.  With ties (RadikTies), the rows tied
+ * with the k-th are kept too: the engine's rows whose key equals the k-th's, and with
+ * RADIK_TIES_ALL every NULL row when the k-th is one.  The engine returned one row more than k,
+ * so a following row with another key shows that it cut no group of equal keys; when it cut one,
+ * the engine's rows stop before the group and the function returns true with the group's key in
+ * *tie_key, for the caller to add the whole group.
  */
 static bool
-choose_cut(int64 k, bool with_ties, bool nulls_first, int64 nnull, const uint64 *engine_keys,
+choose_cut(int64 k, RadikTies ties, bool nulls_first, int64 nnull, const uint64 *engine_keys,
 		   int64 nengine, int64 *take_nulls, int64 *take_engine, uint64 *tie_key)
 {
-	int64		boundary;		/* the k-th row's index among the engine's; -1: a NULL row */
-
 	/* Everything found is wanted. */
 	*take_nulls = nnull;
 	*take_engine = nengine;
 	if (k < 0 || nnull + nengine <= k)
 		return false;
 
-	if (!with_ties)
+	if (ties != RADIK_TIES_NONE)
 	{
+		/* the k-th row's index among the engine's; -1: a NULL row */
+		int64		boundary;
+
 		if (nulls_first)
-		{
-			*take_nulls = Min(nnull, k);
-			*take_engine = k - *take_nulls;
-		}
+			boundary = (k - 1 < nnull) ? -1 : k - 1 - nnull;
 		else
+			boundary = (k - 1 < nengine) ? k - 1 : -1;
+
+		if (boundary >= 0)
 		{
-			*take_engine = Min(nengine, k);
-			*take_nulls = k - *take_engine;
+			*take_nulls = nulls_first ? nnull : 0;
+			*take_engine = boundary + 1;
+			if (boundary + 1 < nengine && engine_keys[boundary + 1] == engine_keys[boundary])
+			{
+				*tie_key = engine_keys[boundary];
+				while (*take_engine > 0 && engine_keys[*take_engine - 1] == *tie_key)
+					(*take_engine)--;
+				return true;
+			}
+			return false;
 		}
-		return false;
+		if (ties == RADIK_TIES_ALL)
+		{
+			/* Every NULL row ties with the k-th; with NULLS LAST every other row precedes it. */
+			*take_engine = nulls_first ? 0 : nengine;
+			return false;
+		}
+		/* RADIK_TIES_KEYS: NULL rows are cut as without ties. */
 	}
 
 	if (nulls_first)
-		boundary = (k - 1 < nnull) ? -1 : k - 1 - nnull;
-	else
-		boundary = (k - 1 < nengine) ? k - 1 : -1;
-
-	if (boundary < 0)
 	{
-		/* Every NULL row ties with the k-th; with NULLS LAST every non-NULL row precedes it. */
-		*take_engine = nulls_first ? 0 : nengine;
-		return false;
+		*take_nulls = Min(nnull, k);
+		*take_engine = k - *take_nulls;
 	}
-
-	*take_nulls = nulls_first ? nnull : 0;
-	*take_engine = boundary + 1;
-	if (boundary + 1 < nengine && engine_keys[boundary + 1] == engine_keys[boundary])
+	else
 	{
-		*tie_key = engine_keys[boundary];
-		while (*take_engine > 0 && engine_keys[*take_engine - 1] == *tie_key)
-			(*take_engine)--;
-		return true;
+		*take_engine = Min(nengine, k);
+		*take_nulls = k - *take_engine;
 	}
 	return false;
 }
@@ -678,7 +691,7 @@ make_row_store(MemoryContext context, Size limit)
 
 void
 radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
-				  ExprState *qual, const RadikSortKey *key, int64 k, bool with_ties,
+				  ExprState *qual, const RadikSortKey *key, int64 k, RadikTies ties,
 				  const RadikParallelPlan *parallel, Size carry_bytes,
 				  RadikSelectResult *result)
 {
@@ -728,13 +741,13 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	if (k < 0 || (uint64) k > row_bound)
 	{
 		engine_k = row_bound;
-		with_ties = false;		/* every row is returned: nothing is cut */
+		ties = RADIK_TIES_NONE;	/* every row is returned: nothing is cut */
 	}
 	else
-		engine_k = with_ties ? (uint64) k + 1 : (uint64) k;
-	feed.nulls_limit = (k < 0 || with_ties) ? PG_INT64_MAX : k;
+		engine_k = ties != RADIK_TIES_NONE ? (uint64) k + 1 : (uint64) k;
+	feed.nulls_limit = (k < 0 || ties == RADIK_TIES_ALL) ? PG_INT64_MAX : k;
 	/* With ties, the rows pushed are kept (within work_mem) to find a cut group in. */
-	feed.keep_pushed = with_ties;
+	feed.keep_pushed = ties != RADIK_TIES_NONE;
 	feed.kept_limit = (size_t) work_mem * 1024 / (2 * sizeof(uint64));
 	/*
 	 * Rows are copied after the page's lock is released, as a sequential scan reads them; a
@@ -746,6 +759,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	work_context = AllocSetContextCreate(caller_context, "radik selection",
 										 ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(work_context);
+	feed.kept_context = work_context;
 	feed.guard = palloc0(sizeof(EngineGuard));
 	feed.guard->callback.func = close_engine_selection;
 	feed.guard->callback.arg = feed.guard;
@@ -777,7 +791,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	INSTR_TIME_SET_CURRENT(step);
 	engine_keys = fetch_engine_result(&feed, engine_count, &engine_ids);
 	result->stats.select_ms += elapsed_ms(step);
-	cut_group = choose_cut(k, with_ties, key->nulls_first, feed.nulls.count, engine_keys,
+	cut_group = choose_cut(k, ties, key->nulls_first, feed.nulls.count, engine_keys,
 						   (int64) engine_count, &take_nulls, &take_engine, &tie_key);
 	if (cut_group && feed.kept_all)
 	{
@@ -785,11 +799,17 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 		int64		group = 0;
 
 		for (size_t i = 0; i < feed.kept_count; i++)
+		{
 			group += feed.kept_keys[i] == tie_key;
+			if (i % 65536 == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
 		engine_keys = repalloc_huge(engine_keys, Max(take_engine + group, 1) * sizeof(uint64));
 		engine_ids = repalloc_huge(engine_ids, Max(take_engine + group, 1) * sizeof(uint64));
 		for (size_t i = 0; i < feed.kept_count; i++)
 		{
+			if (i % 65536 == 0)
+				CHECK_FOR_INTERRUPTS();
 			if (feed.kept_keys[i] != tie_key)
 				continue;
 			engine_keys[take_engine] = tie_key;

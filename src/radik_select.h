@@ -7,9 +7,10 @@
  * The caller describes the sort key (type, direction, where NULLs go, and how to compute it: a
  * plain column read straight from the tuple, or an expression evaluated over the scan slot) and
  * k; it gets back the TIDs of the selected rows in order.  Rows whose keys tie at the boundary are
- * cut arbitrarily so that exactly k come back, unless with_ties is asked for: then every row
- * whose first key equals the last selected row's key is returned too (the custom scan uses this
- * to order several sort keys exactly: the rows it must sort are all among these).
+ * cut arbitrarily so that exactly k come back, unless ties are asked for (RadikTies): then every
+ * row whose key equals the last selected row's key is returned too.  The custom scan asks for
+ * them to order several sort keys exactly (the rows it must sort are all among these), for a
+ * numeric key (whose engine key only summarizes the value), and for FETCH FIRST ... WITH TIES.
  */
 #ifndef RADIK_SELECT_H
 #define RADIK_SELECT_H
@@ -83,7 +84,7 @@ typedef struct RadikSelectStats
 	int			workers_launched;	/* parallel workers that ran */
 	int64		rows_scanned;	/* visible rows read from the heap */
 	int64		rows_matched;	/* of those, rows that passed the quals */
-	int64		rows_rescanned; /* visible rows read again to gather ties (with_ties) */
+	int64		rows_rescanned; /* visible rows read again to gather ties (RadikTies) */
 	int64		rows_sent;		/* keys handed to the engine */
 	int64		seed_pages;		/* pages sampled for a first threshold (radik_seed.h) */
 	int64		seed_thresholds;	/* selections the sample gave one */
@@ -121,6 +122,14 @@ extern bool radik_key_type_exact(Oid type);
 /* The supported types' names, for error messages: "smallint, integer, ...". */
 extern const char *radik_supported_type_names(void);
 
+/* Which rows tied with the k-th a selection returns beyond k. */
+typedef enum RadikTies
+{
+	RADIK_TIES_NONE,			/* none: exactly k rows */
+	RADIK_TIES_KEYS,			/* every row whose (non-NULL) key equals the k-th's */
+	RADIK_TIES_ALL				/* those, and every row whose key is NULL when the k-th's is */
+} RadikTies;
+
 /*
  * Select the best k rows of rel visible to snapshot that pass qual (NULL: all rows).
  * econtext is used to evaluate qual and key->expr; its scan tuple is set to each row in turn.
@@ -132,7 +141,7 @@ extern const char *radik_supported_type_names(void);
  * memory context callback.
  */
 extern void radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
-							  ExprState *qual, const RadikSortKey *key, int64 k, bool with_ties,
+							  ExprState *qual, const RadikSortKey *key, int64 k, RadikTies ties,
 							  const RadikParallelPlan *parallel, Size carry_bytes,
 							  RadikSelectResult *result);
 

@@ -519,8 +519,8 @@ run_selection(TopkRequest *req, List *security_quals)
 	if (quals != NIL)
 		qual = ExecInitQual(quals, NULL);
 
-	radik_select_rows(req->rel, GetActiveSnapshot(), econtext, qual, &key, req->k, false, NULL,
-					  0, result);
+	radik_select_rows(req->rel, GetActiveSnapshot(), econtext, qual, &key, req->k,
+					  RADIK_TIES_NONE, NULL, 0, result);
 
 	FreeExecutorState(estate);
 	return result;
