@@ -795,17 +795,14 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 						   (int64) engine_count, &take_nulls, &take_engine, &tie_key);
 	if (cut_group && feed.kept_all)
 	{
-		/* The cut fell inside a group of equal keys: the whole group is among the rows kept. */
-		int64		group = 0;
+		/*
+		 * The cut fell inside a group of equal keys: the whole group is among the rows kept
+		 * (room for all of them, at most work_mem's worth, saves counting the group first).
+		 */
+		const Size	room = (take_engine + feed.kept_count) * sizeof(uint64);
 
-		for (size_t i = 0; i < feed.kept_count; i++)
-		{
-			group += feed.kept_keys[i] == tie_key;
-			if (i % 65536 == 0)
-				CHECK_FOR_INTERRUPTS();
-		}
-		engine_keys = repalloc_huge(engine_keys, Max(take_engine + group, 1) * sizeof(uint64));
-		engine_ids = repalloc_huge(engine_ids, Max(take_engine + group, 1) * sizeof(uint64));
+		engine_keys = repalloc_huge(engine_keys, room);
+		engine_ids = repalloc_huge(engine_ids, room);
 		for (size_t i = 0; i < feed.kept_count; i++)
 		{
 			if (i % 65536 == 0)
