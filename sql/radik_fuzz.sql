@@ -5,7 +5,8 @@
 -- raw column values and others, whole rows and key-only output, with and without parallel
 -- workers, a row store that fills up (work_mem 64kB), the threshold seed on and off; over a table
 -- whose pages hold dead and updated rows, NULLs, TOASTed values, a dropped column and columns
--- added after rows were written (missing attributes), and over a plain all-visible one.
+-- added after rows were written (missing attributes), over a plain all-visible one, and over a
+-- partitioned table (radik's node on each partition, under a Merge Append).
 --
 -- The generator is random but seeded (setseed), so every run asks the same questions; the
 -- answers are never written into this file: a query passes when radik's answer is PostgreSQL's
@@ -81,6 +82,23 @@ FROM radik_fz2_rows r WHERE id > 20000;
 ALTER TABLE radik_fz2 SET (parallel_workers = 2);
 VACUUM ANALYZE radik_fz2;
 
+-- radik_fz3: radik_fz2's rows in a table partitioned by range of id: a partition whose columns
+-- lie in another order, a hash-partitioned one, and one with dead rows (not vacuumed).
+CREATE TABLE radik_fz3 (LIKE radik_fz2) PARTITION BY RANGE (id);
+CREATE TABLE radik_fz3_shuffled (pad text, m int4, tz timestamptz, tm time, dt date, w float4,
+								 e timestamp, g int8, d int2, b float8, a int4, c float4, id int8);
+ALTER TABLE radik_fz3 ATTACH PARTITION radik_fz3_shuffled FOR VALUES FROM (MINVALUE) TO (10000);
+CREATE TABLE radik_fz3_hashed PARTITION OF radik_fz3 FOR VALUES FROM (10000) TO (25000)
+	PARTITION BY HASH (id);
+CREATE TABLE radik_fz3_hashed_0 PARTITION OF radik_fz3_hashed FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE radik_fz3_hashed_1 PARTITION OF radik_fz3_hashed FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+CREATE TABLE radik_fz3_rest PARTITION OF radik_fz3 FOR VALUES FROM (25000) TO (MAXVALUE)
+	WITH (autovacuum_enabled = off);
+INSERT INTO radik_fz3 SELECT * FROM radik_fz2;
+DELETE FROM radik_fz3 WHERE id >= 25000 AND id % 3 = 0;
+ALTER TABLE radik_fz3_shuffled SET (parallel_workers = 2);
+ANALYZE radik_fz3;
+
 -- A random element of a list.
 CREATE FUNCTION radik_fz_pick(choices text[]) RETURNS text LANGUAGE sql AS $$
 	SELECT choices[1 + floor(random() * array_length(choices, 1))::int4]
@@ -94,7 +112,7 @@ $$;
 CREATE FUNCTION radik_fz_query(OUT stmt text, OUT keys text, OUT base text)
 LANGUAGE plpgsql AS $$
 DECLARE
-	tbl text := radik_fz_pick(ARRAY['radik_fz1', 'radik_fz2']);
+	tbl text := radik_fz_pick(ARRAY['radik_fz1', 'radik_fz2', 'radik_fz3']);
 	key1 text := radik_fz_pick(ARRAY['a', 'b', 'c', 'd', 'e', 'g', 'id', 'm', 'w', 'dt', 'tz',
 									 'tm', 'b * 2 - a', 'abs(c - 0.5)', 'a % 7', 'g / 1000 + d',
 									 'e - interval ''1 day'' * a', 'c::float8 + coalesce(w, 0)',
@@ -169,10 +187,11 @@ CALL radik_fz_run(400);
 SELECT count(*) AS queries,
 	   count(*) FILTER (WHERE result = 'ok' OR result LIKE 'same error: %') AS agreed,
 	   count(*) FILTER (WHERE result LIKE 'same error: %') > 0 AS some_raised_errors,
-	   count(*) FILTER (WHERE stmt LIKE '%WITH TIES') > 0 AS some_kept_ties
+	   count(*) FILTER (WHERE stmt LIKE '%WITH TIES') > 0 AS some_kept_ties,
+	   count(*) FILTER (WHERE stmt LIKE '% FROM radik_fz3%') > 0 AS some_partitioned
 FROM radik_fz_results;
 SELECT stmt, settings, result
 FROM radik_fz_results
 WHERE result <> 'ok' AND result NOT LIKE 'same error: %';
 
-DROP TABLE radik_fz1, radik_fz2, radik_fz2_rows;
+DROP TABLE radik_fz1, radik_fz2, radik_fz2_rows, radik_fz3;

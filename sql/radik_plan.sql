@@ -39,7 +39,6 @@ EXPLAIN (COSTS OFF) SELECT id FROM radik_t LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY f8 + random() LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY f8 LIMIT (random() * 3)::int8 + 1;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY f8 LIMIT 3 OFFSET (random() * 3)::int8;
-EXPLAIN (COSTS OFF) SELECT id FROM radik_t UNION ALL SELECT id FROM radik_t ORDER BY 1 LIMIT 3;
 SET radik.enabled = off;
 EXPLAIN (COSTS OFF) SELECT * FROM radik_t ORDER BY f8 LIMIT 10;
 RESET radik.enabled;
@@ -92,40 +91,24 @@ DROP OPERATOR <<< (int4, int4), <<<= (int4, int4), === (int4, int4), >>>= (int4,
 DROP FUNCTION radik_abs_cmp(int4, int4), radik_abs_lt(int4, int4), radik_abs_le(int4, int4),
 	radik_abs_eq(int4, int4), radik_abs_ge(int4, int4), radik_abs_gt(int4, int4);
 
--- Not plain heap tables: a partitioned parent, an inheritance parent (its children's rows
--- count too), a view over a join; a simple view, ONLY the parent and a materialized view are
--- plain tables underneath, and radik may answer them (the answers are checked).
-CREATE TABLE radik_part (id int4, v float8) PARTITION BY RANGE (id);
-CREATE TABLE radik_part_1 PARTITION OF radik_part FOR VALUES FROM (0) TO (1000);
-CREATE TABLE radik_part_2 PARTITION OF radik_part FOR VALUES FROM (1000) TO (5000);
-INSERT INTO radik_part SELECT id, f8 FROM radik_t;
-CREATE TABLE radik_parent (id int4, v float8);
-CREATE TABLE radik_child () INHERITS (radik_parent);
-INSERT INTO radik_parent SELECT id, f8 FROM radik_t WHERE id % 2 = 0;
-INSERT INTO radik_child SELECT id, f8 FROM radik_t WHERE id % 2 = 1;
+-- Not plain heap tables: a view over a join; a simple view and a materialized view are plain
+-- tables underneath, and radik may answer them (the answers are checked).  Partitioned tables,
+-- inheritance and UNION ALL: radik_partition.
 CREATE VIEW radik_join_view AS
 	SELECT a.id, a.f8, b.i4 FROM radik_t a JOIN radik_t b ON a.id = b.id + 1;
 CREATE VIEW radik_simple_view AS SELECT id, -f8 AS neg FROM radik_t WHERE grp <> 0;
 CREATE MATERIALIZED VIEW radik_matview AS SELECT id, f8 FROM radik_t;
-ANALYZE radik_part, radik_parent, radik_child, radik_matview;
-EXPLAIN (COSTS OFF) SELECT * FROM radik_part ORDER BY v LIMIT 5;
-EXPLAIN (COSTS OFF) SELECT * FROM radik_parent ORDER BY v LIMIT 5;
+ANALYZE radik_matview;
 EXPLAIN (COSTS OFF) SELECT * FROM radik_join_view ORDER BY f8 LIMIT 5;
 SELECT q, radik_compare(q) AS result
 FROM unnest(ARRAY[
-	'SELECT * FROM radik_part ORDER BY v, id LIMIT 5',
-	'SELECT * FROM radik_parent ORDER BY v, id LIMIT 5',
-	'SELECT * FROM radik_parent ORDER BY v DESC, id LIMIT 5',
 	'SELECT * FROM radik_join_view ORDER BY f8, id LIMIT 5',
-	'SELECT * FROM ONLY radik_parent ORDER BY v DESC, id LIMIT 5',
-	'SELECT * FROM radik_part_2 ORDER BY v DESC, id LIMIT 5',
 	'SELECT * FROM radik_simple_view ORDER BY neg DESC, id LIMIT 5',
 	'SELECT * FROM radik_matview ORDER BY f8, id LIMIT 5'
 	]) WITH ORDINALITY AS a(q, n)
 ORDER BY n;
 DROP VIEW radik_join_view, radik_simple_view;
 DROP MATERIALIZED VIEW radik_matview;
-DROP TABLE radik_part, radik_parent, radik_child;
 
 -- Temporary and unlogged tables are plain heap tables too.
 CREATE TEMP TABLE radik_temp AS SELECT id, f8, ts FROM radik_t;

@@ -16,9 +16,20 @@
  * restriction clauses become its quals, run per row while selecting.  This is the plan shape of
  * postgres_fdw's ordered foreign paths, minus the remote side.
  *
+ * Partitioned tables, inheritance and UNION ALL of plain tables: the planner makes such a query's
+ * table an append relation whose members (partitions, children, UNION ALL arms) are planned one by
+ * one.  A set_rel_pathlist_hook offers each member that is a plain heap table the same node over
+ * that member, yielding its own best k + m rows (and their ties) in order; PostgreSQL's Merge
+ * Append then merges the members' rows and the Limit node above stops after k + m.  The best
+ * k + m rows of the whole are among the union of each member's best k + m (and each member's
+ * rows tied with its last hold every row tied with the whole's last), so any plan that reads the
+ * members' nodes, Merge Append or a Sort over an Append, returns PostgreSQL's rows; members radik
+ * cannot read keep their Sort.  Partition pruning, at plan time and at run time, works as for
+ * any member path.
+ *
  * radik declines, leaving PostgreSQL's paths untouched, wherever it could not return exactly
- * what PostgreSQL would: anything but one plain heap table (joins, inheritance and partitions,
- * TABLESAMPLE, foreign tables), grouping, aggregates, DISTINCT, window functions, set-returning
+ * what PostgreSQL would: anything but plain heap tables (joins, TABLESAMPLE, foreign tables,
+ * members of an append relation that are not plain tables), grouping, aggregates, DISTINCT, window functions, set-returning
  * functions in the target list, set operations, FOR UPDATE/SHARE, a volatile LIMIT or OFFSET
  * (the node evaluates them apart from the Limit node, so both must get the same value), and sort
  * keys that are volatile, of a type the engine cannot order, or ordered by a non-default operator
@@ -134,10 +145,13 @@ typedef struct PlannedSortKey
 #define PATH_PRIVATE_WORKERS 3
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
 static void radik_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 									 RelOptInfo *input_rel, RelOptInfo *output_rel,
 									 void *extra);
+static void radik_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+								   RangeTblEntry *rte);
 static Plan *radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 								  List *tlist, List *clauses, List *custom_plans);
 
@@ -152,19 +166,18 @@ radik_planner_init(void)
 {
 	prev_create_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = radik_create_upper_paths;
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = radik_set_rel_pathlist;
 }
 
 /*
- * Is this query's shape one radik answers exactly: a SELECT over one plain heap table with
- * ORDER BY and LIMIT/OFFSET and nothing between the scan and the sort?
+ * Is this query's shape one radik answers exactly: a SELECT with ORDER BY and LIMIT/OFFSET and
+ * nothing between the scan of its one relation and the sort?
  */
 static bool
-query_shape_supported(PlannerInfo *root, RelOptInfo *input_rel)
+query_shape_supported(PlannerInfo *root)
 {
 	Query	   *parse = root->parse;
-	RangeTblEntry *rte;
-	Relation	rel;
-	bool		is_heap;
 
 	if (parse->commandType != CMD_SELECT)
 		return false;
@@ -179,14 +192,20 @@ query_shape_supported(PlannerInfo *root, RelOptInfo *input_rel)
 		parse->distinctClause != NIL || parse->hasTargetSRFs ||
 		parse->setOperations != NULL || parse->rowMarks != NIL || root->rowMarks != NIL)
 		return false;
-	if (root->sort_pathkeys == NIL)
-		return false;
+	return root->sort_pathkeys != NIL;
+}
 
-	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION)
+/* Is scan_rel a plain heap table (or materialized view) that radik's node can read whole? */
+static bool
+table_readable(PlannerInfo *root, RelOptInfo *scan_rel)
+{
+	RangeTblEntry *rte;
+	Relation	rel;
+	bool		is_heap;
+
+	if (scan_rel->rtekind != RTE_RELATION || IS_DUMMY_REL(scan_rel))
 		return false;
-	if (IS_DUMMY_REL(input_rel))
-		return false;
-	rte = planner_rt_fetch(input_rel->relid, root);
+	rte = planner_rt_fetch(scan_rel->relid, root);
 	if (rte->inh || rte->tablesample != NULL)
 		return false;
 	if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW)
@@ -201,7 +220,8 @@ query_shape_supported(PlannerInfo *root, RelOptInfo *input_rel)
 
 /*
  * The query's sort keys as expressions over input_rel, or NIL when one of them is not something
- * radik orders exactly as PostgreSQL does.
+ * radik orders exactly as PostgreSQL does.  For a member of an append relation they are the
+ * members the planner translated to its columns (em_is_child).
  */
 static List *
 supported_sort_keys(PlannerInfo *root, RelOptInfo *input_rel)
@@ -229,7 +249,7 @@ supported_sort_keys(PlannerInfo *root, RelOptInfo *input_rel)
 		{
 			EquivalenceMember *em = lfirst_node(EquivalenceMember, lm);
 
-			if (em->em_is_const || em->em_is_child || bms_is_empty(em->em_relids) ||
+			if (em->em_is_const || bms_is_empty(em->em_relids) ||
 				!bms_is_subset(em->em_relids, input_rel->relids))
 				continue;
 			member = em;
@@ -436,10 +456,13 @@ parallel_divisor(int workers)
 	return divisor;
 }
 
-/* Fill in the path's costs: see the file header for what is counted. */
+/*
+ * Fill in the path's costs: see the file header for what is counted.  gpu_startup_share is the
+ * part of radik.gpu_startup_cost this path pays (the members of an append relation share it).
+ */
 static void
 cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List *quals,
-			   List *keys, PathTarget *target, int workers)
+			   List *keys, PathTarget *target, int workers, double gpu_startup_share)
 {
 	PlannedSortKey *first_key = linitial(keys);
 	bool		with_ties = root->parse->limitOption == LIMIT_OPTION_WITH_TIES;
@@ -475,7 +498,7 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	startup += spc_seq_page_cost * input_rel->pages + qual_cost.startup + key_cost.startup;
 	startup += radik_selection_cost;
 	if (radik_gpu_startup_pending(tuples))
-		startup += radik_gpu_startup_cost;
+		startup += radik_gpu_startup_cost * gpu_startup_share;
 
 	/*
 	 * Several keys, or a first key whose engine key only summarizes it (numeric): the rows tied
@@ -544,10 +567,15 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 }
 
 
-static void
-add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
+/*
+ * A path of radik's node reading the table scan_rel and yielding its best rows in the query's
+ * order, as a path of parent_rel (the ordered relation, or scan_rel itself when it is a member of
+ * an append relation) with the given target; NULL where radik declines.
+ */
+static CustomPath *
+make_topk_path(PlannerInfo *root, RelOptInfo *scan_rel, RelOptInfo *parent_rel,
+			   PathTarget *target, double gpu_startup_share)
 {
-	PathTarget *target = root->upper_targets[UPPERREL_ORDERED];
 	CustomPath *path;
 	List	   *keys;
 	List	   *quals;
@@ -555,18 +583,16 @@ add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
 	int			workers;
 	ListCell   *lc;
 
-	if (target == NULL || !query_shape_supported(root, input_rel))
-		return;
-	keys = supported_sort_keys(root, input_rel);
+	keys = supported_sort_keys(root, scan_rel);
 	if (keys == NIL)
-		return;
-	quals = table_quals(input_rel);
+		return NULL;
+	quals = table_quals(scan_rel);
 	/* Rows tied on the first key may be gathered by a second read of the table. */
 	if ((list_length(keys) > 1 || root->parse->limitOption == LIMIT_OPTION_WITH_TIES ||
 		 !radik_key_type_exact(((PlannedSortKey *) linitial(keys))->type)) &&
 		contain_volatile_functions((Node *) quals))
-		return;
-	workers = plan_parallel_workers(root, input_rel, quals, keys);
+		return NULL;
+	workers = plan_parallel_workers(root, scan_rel, quals, keys);
 
 	foreach(lc, keys)
 	{
@@ -582,7 +608,7 @@ add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
 
 	path = makeNode(CustomPath);
 	path->path.pathtype = T_CustomScan;
-	path->path.parent = ordered_rel;
+	path->path.parent = parent_rel;
 	path->path.pathtarget = target;
 	path->path.param_info = NULL;
 	/*
@@ -596,11 +622,26 @@ add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
 	/* The selected rows stay in memory: the node can return them backward too (cursors). */
 	path->flags = CUSTOMPATH_SUPPORT_PROJECTION | CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	path->custom_paths = NIL;
-	path->custom_private = list_make4(makeInteger(input_rel->relid), quals, key_private,
+	path->custom_private = list_make4(makeInteger(scan_rel->relid), quals, key_private,
 									  makeInteger(workers));
 	path->methods = &radik_path_methods;
-	cost_topk_path(root, input_rel, path, quals, keys, target, workers);
+	cost_topk_path(root, scan_rel, path, quals, keys, target, workers, gpu_startup_share);
+	return path;
+}
 
+/* At the ordered stage: the query reads one plain table, and radik's node can replace the Sort. */
+static void
+add_ordered_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
+{
+	PathTarget *target = root->upper_targets[UPPERREL_ORDERED];
+	CustomPath *path;
+
+	if (target == NULL || !query_shape_supported(root) ||
+		input_rel->reloptkind != RELOPT_BASEREL || !table_readable(root, input_rel))
+		return;
+	path = make_topk_path(root, input_rel, ordered_rel, target, 1.0);
+	if (path == NULL)
+		return;
 	if (radik_force)
 	{
 		/* For testing: radik's path is the only way left to produce the ordered rows. */
@@ -608,6 +649,57 @@ add_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
 		ordered_rel->partial_pathlist = NIL;
 	}
 	add_path(ordered_rel, &path->path);
+}
+
+/* How many members of member_rel's topmost append relation the query reads (pruned ones not). */
+static int
+count_live_members(PlannerInfo *root, RelOptInfo *member_rel)
+{
+	int			members = 0;
+
+	for (int i = 1; i < root->simple_rel_array_size; i++)
+	{
+		RelOptInfo *other = root->simple_rel_array[i];
+
+		if (other != NULL && other->reloptkind == RELOPT_OTHER_MEMBER_REL &&
+			bms_equal(other->top_parent_relids, member_rel->top_parent_relids) &&
+			!IS_DUMMY_REL(other) && !planner_rt_fetch(i, root)->inh)
+			members++;
+	}
+	return Max(members, 1);
+}
+
+/*
+ * A member of the append relation that is the query's one relation (a partition, an inheritance
+ * child, a UNION ALL arm): radik's node over the member, in the query's order, beside the
+ * member's own paths (see the file header).
+ */
+static void
+add_member_topk_path(PlannerInfo *root, RelOptInfo *member_rel)
+{
+	CustomPath *path;
+
+	if (member_rel->reloptkind != RELOPT_OTHER_MEMBER_REL ||
+		!bms_equal(member_rel->top_parent_relids, root->all_baserels) ||
+		!query_shape_supported(root) || !table_readable(root, member_rel))
+		return;
+	/* The planner orders the members' rows by the query's pathkeys: they must be the sort's. */
+	if (compare_pathkeys(root->query_pathkeys, root->sort_pathkeys) != PATHKEYS_EQUAL)
+		return;
+	path = make_topk_path(root, member_rel, member_rel, member_rel->reltarget,
+						  1.0 / count_live_members(root, member_rel));
+	if (path == NULL)
+		return;
+	if (radik_force)
+	{
+		/*
+		 * For testing: radik's path is the member's only one, so that whichever plan the
+		 * planner builds over the members (Merge Append, or a Sort over an Append) reads it.
+		 */
+		member_rel->pathlist = NIL;
+		member_rel->partial_pathlist = NIL;
+	}
+	add_path(member_rel, &path->path);
 }
 
 static void
@@ -618,13 +710,23 @@ radik_create_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo 
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 
 	if (stage == UPPERREL_ORDERED && radik_enabled)
-		add_topk_path(root, input_rel, output_rel);
+		add_ordered_topk_path(root, input_rel, output_rel);
+}
+
+static void
+radik_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
+{
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+
+	if (radik_enabled)
+		add_member_topk_path(root, rel);
 }
 
 /*
  * PlanCustomPath: the CustomScan node for the chosen path (layout in radik_scan.h).  tlist is the
- * ordered relation's target, built by create_scan_plan; clauses is empty, since the ordered
- * relation has no restriction clauses of its own: the table's quals come from the path.
+ * path's target, built by create_scan_plan; the table's quals come from the path (clauses is
+ * empty for the ordered relation, and the same quals as RestrictInfos for an append member).
  */
 static Plan *
 radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist,
@@ -646,7 +748,7 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 	List	   *nulls_first = NIL;
 	ListCell   *lc;
 
-	Assert(clauses == NIL && custom_plans == NIL);
+	Assert(custom_plans == NIL);
 
 	limit_count = parse->limitCount != NULL ? copyObject(parse->limitCount) :
 		(Node *) makeNullConst(INT8OID, -1, InvalidOid);
