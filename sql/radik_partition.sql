@@ -66,7 +66,7 @@ FROM (VALUES
 	('SELECT * FROM radik_part WHERE grp = 1 AND id >= 2000 ORDER BY f4 DESC, id LIMIT 10', NULL, NULL),
 	('SELECT * FROM radik_part WHERE grp IN (3, 4) AND few <> 1 ORDER BY ts DESC, id LIMIT 10', NULL, NULL),
 	('SELECT * FROM radik_part WHERE id > 3000 ORDER BY f8 LIMIT 4', 'f8', 'SELECT * FROM radik_part WHERE id > 3000'),
-	('SELECT * FROM radik_part WHERE id >= 5000 ORDER BY f8 LIMIT 4', NULL, NULL),
+	('SELECT * FROM radik_part WHERE id >= 5000 ORDER BY f8 LIMIT 4', 'f8', 'SELECT * FROM radik_part WHERE id >= 5000'),
 	('SELECT * FROM radik_part WHERE id < 0 ORDER BY f8 LIMIT 4', NULL, NULL),
 	('SELECT * FROM radik_part_shuffled ORDER BY f8 DESC, id LIMIT 4', NULL, NULL),
 	('SELECT * FROM radik_part_by_grp ORDER BY i8 DESC, id LIMIT 4', NULL, NULL)
@@ -173,7 +173,8 @@ CREATE FOREIGN TABLE radik_part_mixed_foreign PARTITION OF radik_part_mixed
 	OPTIONS (program 'echo 5001,2.5; echo 5002,1e9; echo 5003,-4', format 'csv');
 INSERT INTO radik_part_mixed_local SELECT id, f8 FROM radik_t WHERE f8 < 1e9;
 EXPLAIN (COSTS OFF) SELECT * FROM radik_part_mixed ORDER BY v DESC LIMIT 3;
-SELECT radik_compare('SELECT * FROM radik_part_mixed ORDER BY v DESC NULLS LAST LIMIT 3') AS foreign_partition;
+SELECT radik_compare('SELECT * FROM radik_part_mixed ORDER BY v DESC NULLS LAST LIMIT 3', NULL, 'v',
+					 'SELECT * FROM radik_part_mixed') AS foreign_partition;
 DROP TABLE radik_part_mixed;
 DROP EXTENSION file_fdw CASCADE;
 

@@ -429,9 +429,15 @@ plan_parallel_workers(PlannerInfo *root, RelOptInfo *input_rel, List *quals, Lis
 		return 0;
 	if (input_rel->rel_parallel_workers != -1)
 		return Min(input_rel->rel_parallel_workers, max_parallel_workers_per_gather);
-	if (compute_parallel_worker(input_rel, input_rel->pages, -1,
+	/*
+	 * Too small a table for any worker (compute_parallel_worker makes this check for a base
+	 * relation only: a Parallel Append spreads small members over its workers, radik's node on a
+	 * member would start workers for that member alone).
+	 */
+	if (input_rel->pages < (BlockNumber) min_parallel_table_scan_size ||
+		compute_parallel_worker(input_rel, input_rel->pages, -1,
 								max_parallel_workers_per_gather) == 0)
-		return 0;				/* too small a table for any worker */
+		return 0;
 	return (int) Min((double) max_parallel_workers_per_gather,
 					 Max(1.0, input_rel->pages / Max(min_parallel_table_scan_size, 1)));
 }
