@@ -72,6 +72,26 @@ FROM (VALUES
 	('SELECT * FROM radik_part_by_grp ORDER BY i8 DESC, id LIMIT 4', NULL, NULL)
 	) AS c(q, keys, base);
 
+-- Ordered by the partition key with no default partition: PostgreSQL reads the partitions in
+-- turn (an Append, no Merge Append) and stops once the Limit node has its rows.
+CREATE TABLE radik_part_ordered (id int4, f8 float8) PARTITION BY RANGE (id);
+CREATE TABLE radik_part_ordered_1 PARTITION OF radik_part_ordered FOR VALUES FROM (MINVALUE) TO (1000);
+CREATE TABLE radik_part_ordered_2 PARTITION OF radik_part_ordered FOR VALUES FROM (1000) TO (2000);
+CREATE TABLE radik_part_ordered_3 PARTITION OF radik_part_ordered FOR VALUES FROM (2000) TO (MAXVALUE);
+INSERT INTO radik_part_ordered SELECT id, f8 FROM radik_t;
+ANALYZE radik_part_ordered;
+SELECT radik_explain('SELECT * FROM radik_part_ordered ORDER BY id DESC LIMIT 3', true);
+SELECT q, radik_compare(q) AS result
+FROM unnest(ARRAY[
+	'SELECT * FROM radik_part_ordered ORDER BY id DESC LIMIT 3',
+	'SELECT * FROM radik_part_ordered ORDER BY id LIMIT 5 OFFSET 997',
+	'SELECT * FROM radik_part_ordered WHERE id % 3 = 0 ORDER BY id DESC LIMIT 4 OFFSET 335',
+	'SELECT * FROM radik_part_ordered ORDER BY id FETCH FIRST 2 ROWS WITH TIES',
+	'SELECT * FROM radik_part_ordered ORDER BY id LIMIT 5000'
+	]) WITH ORDINALITY AS a(q, n)
+ORDER BY n;
+DROP TABLE radik_part_ordered;
+
 -- Parameters: a generic plan prunes partitions when it runs (Subplans Removed); radik's half runs
 -- EXECUTE, PostgreSQL's the same query with the values written in.
 SET plan_cache_mode = force_generic_plan;
