@@ -110,6 +110,7 @@ static int	multiprocessors;
 static int	warp_aggregate = 0;	/* measured slower on an H200: see docs/performance.md */
 static int	speculate = 1;
 static int	small_selection = 1;	/* RADIK_GPU_SMALL_SELECTION=off turns it off (tests) */
+static int	sorted_output = 1;	/* 0 only to measure the selection without its final sort */
 static int	programmatic_launch;	/* compute capability 9.0 or later */
 
 RADIK_EXPORT radik_status
@@ -178,6 +179,12 @@ RADIK_EXPORT void
 radik_gpu_set_small_selection(int enabled)
 {
 	small_selection = enabled ? 1 : 0;
+}
+
+RADIK_EXPORT void
+radik_gpu_set_sorted_output(int enabled)
+{
+	sorted_output = enabled ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -966,6 +973,9 @@ select_on_device(Workspace *ws, const Key *keys, const uint64_t *ids, size_t seg
 	const uint64_t total_out = output_extent(segments, offsets, ks, out_offsets);
 
 	STATUS_TRY(prepare_selection<Key>(ws, offsets[segments], total_out, segments, stream, err));
+	if (!sorted_output)
+		return run_selection<Key>(ws, stream, keys, ids, segments, offsets, ks, out_offsets,
+								  sorted_keys, sorted_ids, NULL, NULL, err);
 	return run_selection<Key>(ws, stream, keys, ids, segments, offsets, ks, out_offsets,
 							  (Key *) ws->out_keys.ptr, (uint64_t *) ws->out_ids.ptr,
 							  sorted_keys, sorted_ids, err);

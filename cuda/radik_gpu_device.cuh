@@ -44,6 +44,10 @@ void		radik_gpu_set_speculation(int enabled);
  * the first GPU call (so the engine tests can run the general rounds on small inputs). */
 void		radik_gpu_set_small_selection(int enabled);
 
+/* Output order, for measuring: 1 = sorted (default), 0 = the k smallest in no particular order
+ * (the selection without its final sort, as torch.topk(sorted=False) returns them). */
+void		radik_gpu_set_sorted_output(int enabled);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,12 +13,14 @@
  * torch.topk is timed on the same inputs; run_bench.sh runs both and joins them.
  *
  *   engine_bench [--list] [--reps N] [--warmups N] [--max-log-n N] [--no-check] [--variants]
- *                [--case ID,...]
+ *                [--unsorted] [--case ID,...]
  *
  * --list prints the cases (one per line: id dist log2(n) k segments) for the torch script.
  * --variants also times the engine without its one-pass small-k path (the general rounds, with
  * their speculative first pass), without that speculative pass either (histogram pass, then
  * filter pass, as the paper), and that with warp-aggregated (match_any) histogram atomics.
+ * --unsorted also times the selection without its final sort (the k smallest in no order, what
+ * torch.topk(sorted=False) returns), checked after sorting its answer outside the timing.
  */
 #include <algorithm>
 #include <cstdio>
@@ -223,6 +225,47 @@ check_case(const Case &c, const void *keys, const uint64_t *offsets, const uint6
 	return 0;
 }
 
+/* Sorts an unsorted answer (segment s's count entries at out_offsets[s]) in place, by key. */
+template <typename Key>
+static int
+sort_answer(const Case &c, const uint64_t *out_offsets, unsigned long long count, void *got_keys,
+			uint64_t *got_ids)
+{
+	const unsigned long long total = count * c.segments;
+	Key		   *keys_copy = NULL;
+	uint64_t   *ids_copy = NULL;
+	void	   *temp = NULL;
+	size_t		temp_bytes = 0;
+	unsigned long long *bounds = NULL;
+	std::vector<unsigned long long> host_bounds(c.segments + 1);
+
+	for (int s = 0; s < c.segments; s++)
+		host_bounds[s] = out_offsets[s];
+	host_bounds[c.segments] = total;
+	CHECK(cudaMalloc(&keys_copy, total * sizeof(Key)));
+	CHECK(cudaMalloc(&ids_copy, total * sizeof(uint64_t)));
+	CHECK(cudaMalloc(&bounds, host_bounds.size() * sizeof(unsigned long long)));
+	CHECK(cudaMemcpy(bounds, host_bounds.data(), host_bounds.size() * sizeof(unsigned long long),
+					 cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy(keys_copy, got_keys, total * sizeof(Key), cudaMemcpyDeviceToDevice));
+	CHECK(cudaMemcpy(ids_copy, got_ids, total * sizeof(uint64_t), cudaMemcpyDeviceToDevice));
+	for (int pass = 0; pass < 2; pass++)
+	{
+		CHECK(cub::DeviceSegmentedSort::SortPairs(temp, temp_bytes, (const Key *) keys_copy,
+												  (Key *) got_keys, (const uint64_t *) ids_copy,
+												  got_ids, (int64_t) total, (int64_t) c.segments,
+												  bounds, bounds + 1));
+		if (pass == 0)
+			CHECK(cudaMalloc(&temp, temp_bytes));
+	}
+	CHECK(cudaDeviceSynchronize());
+	CHECK(cudaFree(keys_copy));
+	CHECK(cudaFree(ids_copy));
+	CHECK(cudaFree(bounds));
+	CHECK(cudaFree(temp));
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -232,6 +275,7 @@ main(int argc, char **argv)
 	int			list_only = 0;
 	int			check = 1;
 	int			variants = 0;
+	int			unsorted = 0;
 	std::vector<int> only;
 
 	for (int i = 1; i < argc; i++)
@@ -246,6 +290,8 @@ main(int argc, char **argv)
 			check = 0;
 		else if (strcmp(argv[i], "--variants") == 0)
 			variants = 1;
+		else if (strcmp(argv[i], "--unsorted") == 0)
+			unsorted = 1;
 		else if (strcmp(argv[i], "--warmups") == 0 && i + 1 < argc)
 			warmups = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
@@ -255,7 +301,7 @@ main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--list] [--reps N] [--warmups N] [--max-log-n N] [--no-check] [--variants] [--case ID,...]\n",
+			fprintf(stderr, "usage: %s [--list] [--reps N] [--warmups N] [--max-log-n N] [--no-check] [--variants] [--unsorted] [--case ID,...]\n",
 					argv[0]);
 			return 2;
 		}
@@ -288,7 +334,7 @@ main(int argc, char **argv)
 	CHECK(cudaRuntimeGetVersion(&runtime));
 	printf("# engine_bench on %s, CUDA driver API %d, runtime %d; median of %d runs after %d warm-ups\n",
 		   name, driver, runtime, reps, warmups);
-	printf("# id\tinput\tn\tk\tsegments\tradik_ms\trounds_ms\ttwo_pass_ms\twarp_hist_ms\tcheck\n");
+	printf("# id\tinput\tn\tk\tsegments\tradik_ms\trounds_ms\ttwo_pass_ms\twarp_hist_ms\tcheck\tunsorted_ms\n");
 
 	size_t		max_bytes = 0;
 
@@ -320,7 +366,7 @@ main(int argc, char **argv)
 		const int	kb = key_bytes_of(c.dist);
 		std::vector<uint64_t> offsets(c.segments + 1), ks(c.segments), out_offsets(c.segments);
 		const char *verdict = "skipped";
-		double		medians[4] = {0, 0, 0, 0};
+		double		medians[5] = {0, 0, 0, 0, 0};
 
 		for (int s = 0; s <= c.segments; s++)
 			offsets[s] = (uint64_t) s * length;
@@ -332,14 +378,20 @@ main(int argc, char **argv)
 		CHECK(cudaMalloc(&out_keys, count * c.segments * kb));
 		CHECK(cudaMalloc(&out_ids, count * c.segments * sizeof(uint64_t)));
 
-		for (int variant = 0; variant < (variants ? 4 : 1); variant++)
+		for (int variant = 0; variant < 5; variant++)
 		{
 			std::vector<float> times;
 
-			/* 0 as shipped, 1 general rounds, 2 two passes, 3 two passes with match_any */
-			radik_gpu_set_small_selection(variant == 0);
-			radik_gpu_set_speculation(variant <= 1);
+			if ((variant >= 1 && variant <= 3 && !variants) || (variant == 4 && !unsorted))
+				continue;
+			/*
+			 * 0 as shipped, 1 general rounds, 2 two passes, 3 two passes with match_any,
+			 * 4 as shipped without the final sort
+			 */
+			radik_gpu_set_small_selection(variant == 0 || variant == 4);
+			radik_gpu_set_speculation(variant <= 1 || variant == 4);
 			radik_gpu_set_warp_aggregate(variant == 3);
+			radik_gpu_set_sorted_output(variant != 4);
 			for (int rep = 0; rep < warmups + reps; rep++)
 			{
 				float		ms = 0;
@@ -363,7 +415,13 @@ main(int argc, char **argv)
 				if (rep == warmups && check && c.log_n <= 28)
 				{
 					unsigned long long mismatches = 0;
-					int			r = kb == 4 ?
+					int			r = variant != 4 ? 0 : kb == 4 ?
+						sort_answer<uint32_t>(c, out_offsets.data(), count, out_keys, out_ids) :
+						sort_answer<uint64_t>(c, out_offsets.data(), count, out_keys, out_ids);
+
+					if (r != 0)
+						return 1;
+					r = kb == 4 ?
 						check_case<uint32_t>(c, keys, offsets.data(), out_offsets.data(), out_keys,
 											 out_ids, &mismatches) :
 						check_case<uint64_t>(c, keys, offsets.data(), out_offsets.data(), out_keys,
@@ -388,7 +446,9 @@ main(int argc, char **argv)
 		radik_gpu_set_warp_aggregate(0);
 		radik_gpu_set_speculation(1);
 		radik_gpu_set_small_selection(1);
+		radik_gpu_set_sorted_output(1);
 		char		rounds[32] = "-";
+		char		unsorted_ms[32] = "-";
 		char		two_pass[32] = "-";
 		char		warp_hist[32] = "-";
 
@@ -398,9 +458,11 @@ main(int argc, char **argv)
 			snprintf(two_pass, sizeof(two_pass), "%.3f", medians[2]);
 			snprintf(warp_hist, sizeof(warp_hist), "%.3f", medians[3]);
 		}
-		printf("%zu\t%s\t2^%d\t%llu\t%d\t%.3f\t%s\t%s\t%s\t%s\n", ci,
+		if (unsorted)
+			snprintf(unsorted_ms, sizeof(unsorted_ms), "%.3f", medians[4]);
+		printf("%zu\t%s\t2^%d\t%llu\t%d\t%.3f\t%s\t%s\t%s\t%s\t%s\n", ci,
 			   distribution_names[c.dist], c.log_n, c.k, c.segments, medians[0], rounds, two_pass,
-			   warp_hist, verdict);
+			   warp_hist, verdict, unsorted_ms);
 		fflush(stdout);
 		CHECK(cudaFree(out_keys));
 		CHECK(cudaFree(out_ids));

@@ -10,9 +10,10 @@ the index and the run's seed, in int64 arithmetic masked to 32 bits), so both pr
 same values; for the Zipf rows the float64 pow may round differently in the last bit.  Each case
 is timed with CUDA events, median of the timed runs after warm-up, fresh data for every run.
 
-    python3 torch_topk_bench.py CASES_FILE [--reps N]
+    python3 torch_topk_bench.py CASES_FILE [--reps N] [--unsorted]
 
-Prints one line per case: id, torch milliseconds.
+Prints one line per case: id, torch milliseconds.  --unsorted times torch.topk(sorted=False)
+(the k smallest in no particular order), for engine_bench's --unsorted column.
 """
 import statistics
 import sys
@@ -56,10 +57,12 @@ def main():
     args = sys.argv[1:]
     if "--reps" in args:
         reps = int(args[args.index("--reps") + 1])
+    in_order = "--unsorted" not in args
     cases = [line.split() for line in open(args[0]) if line.strip()]
     start = torch.cuda.Event(enable_timing=True)
     stop = torch.cuda.Event(enable_timing=True)
-    print("# torch %s on %s" % (torch.__version__, torch.cuda.get_device_name()), flush=True)
+    print("# torch %s on %s, sorted=%s" % (torch.__version__, torch.cuda.get_device_name(), in_order),
+          flush=True)
     for case_id, dist, log_n, k, segments in cases:
         n = 1 << int(log_n)
         k = int(k)
@@ -71,7 +74,7 @@ def main():
                 x = x.view(segments, n // segments)
             torch.cuda.synchronize()
             start.record()
-            values, indices = torch.topk(x, k, dim=-1, largest=False, sorted=True)
+            values, indices = torch.topk(x, k, dim=-1, largest=False, sorted=in_order)
             stop.record()
             torch.cuda.synchronize()
             if rep >= warmups:
