@@ -29,13 +29,14 @@
  *
  * radik declines, leaving PostgreSQL's paths untouched, wherever it could not return exactly
  * what PostgreSQL would: anything but plain heap tables (joins, TABLESAMPLE, foreign tables,
- * members of an append relation that are not plain tables), grouping, aggregates, DISTINCT, window functions, set-returning
- * functions in the target list, set operations, FOR UPDATE/SHARE, a volatile LIMIT or OFFSET
- * (the node evaluates them apart from the Limit node, so both must get the same value), and sort
- * keys that are volatile, of a type the engine cannot order, or ordered by a non-default operator
- * family or collation.  With several sort keys, or FETCH FIRST ... WITH TIES, the quals must not
- * be volatile either, because the executor may read the table twice to gather rows tied on the
- * first key.
+ * members of an append relation that are not plain tables), grouping, aggregates, DISTINCT,
+ * window functions, set-returning functions in the target list, set operations (other than the
+ * UNION ALL the planner flattens into an append relation), FOR UPDATE/SHARE, a volatile LIMIT or
+ * OFFSET (the node evaluates them apart from the Limit node, so both must get the same value),
+ * and sort keys that are volatile, of a type the engine cannot order, or ordered by a non-default
+ * operator family or collation.  With several sort keys, or FETCH FIRST ... WITH TIES, the quals
+ * must not be volatile either, because the executor may read the table twice to gather rows tied
+ * on the first key.
  *
  * FETCH FIRST k ROWS WITH TIES: the node yields its k + m rows and then every row tied with the
  * last of them on the sort keys (radik_scan.c), and the Limit node above stops where the ties

@@ -334,7 +334,8 @@ main(int argc, char **argv)
 	CHECK(cudaRuntimeGetVersion(&runtime));
 	printf("# engine_bench on %s, CUDA driver API %d, runtime %d; median of %d runs after %d warm-ups\n",
 		   name, driver, runtime, reps, warmups);
-	printf("# id\tinput\tn\tk\tsegments\tradik_ms\trounds_ms\ttwo_pass_ms\twarp_hist_ms\tcheck\tunsorted_ms\n");
+	printf("# id\tinput\tn\tk\tsegments\tradik_ms\trounds_ms\ttwo_pass_ms\twarp_hist_ms\tcheck"
+		   "\tunsorted_ms\n");
 
 	size_t		max_bytes = 0;
 
