@@ -92,6 +92,20 @@ FROM unnest(ARRAY[
 ORDER BY n;
 DROP TABLE radik_part_ordered;
 
+-- min() and max() over the partitions: PostgreSQL may plan each as ORDER BY ... LIMIT 1 over the
+-- members (where radik's node is offered); whichever plan it takes, the answers are the same.
+CREATE TEMP TABLE radik_part_agg_on AS
+SELECT max(f8) AS f8_max, min(f8) AS f8_min, max(i8) AS i8_max, min(ts) AS ts_min, max(n) AS n_max
+FROM radik_part;
+SET radik.enabled = off;
+CREATE TEMP TABLE radik_part_agg_off AS
+SELECT max(f8) AS f8_max, min(f8) AS f8_min, max(i8) AS i8_max, min(ts) AS ts_min, max(n) AS n_max
+FROM radik_part;
+RESET radik.enabled;
+SELECT (SELECT ROW(a.*)::text FROM radik_part_agg_on a) =
+	   (SELECT ROW(b.*)::text FROM radik_part_agg_off b) AS same_min_max;
+DROP TABLE radik_part_agg_on, radik_part_agg_off;
+
 -- Parameters: a generic plan prunes partitions when it runs (Subplans Removed); radik's half runs
 -- EXECUTE, PostgreSQL's the same query with the values written in.
 SET plan_cache_mode = force_generic_plan;

@@ -669,9 +669,12 @@ add_ordered_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *orde
 	add_path(ordered_rel, &path->path);
 }
 
-/* How many members of member_rel's topmost append relation the query reads (pruned ones not). */
+/*
+ * How many members of member_rel's topmost append relation radik's node may read (not those
+ * pruned, nor those that are not plain tables): they share the GPU's start in the costs.
+ */
 static int
-count_live_members(PlannerInfo *root, RelOptInfo *member_rel)
+count_readable_members(PlannerInfo *root, RelOptInfo *member_rel)
 {
 	int			members = 0;
 
@@ -681,7 +684,7 @@ count_live_members(PlannerInfo *root, RelOptInfo *member_rel)
 
 		if (other != NULL && other->reloptkind == RELOPT_OTHER_MEMBER_REL &&
 			bms_equal(other->top_parent_relids, member_rel->top_parent_relids) &&
-			!IS_DUMMY_REL(other) && !planner_rt_fetch(i, root)->inh)
+			table_readable(root, other))
 			members++;
 	}
 	return Max(members, 1);
@@ -705,7 +708,7 @@ add_member_topk_path(PlannerInfo *root, RelOptInfo *member_rel)
 	if (compare_pathkeys(root->query_pathkeys, root->sort_pathkeys) != PATHKEYS_EQUAL)
 		return;
 	path = make_topk_path(root, member_rel, member_rel, member_rel->reltarget,
-						  1.0 / count_live_members(root, member_rel));
+						  1.0 / count_readable_members(root, member_rel));
 	if (path == NULL)
 		return;
 	if (radik_force)
