@@ -973,7 +973,7 @@ select_on_device(Workspace *ws, const Key *keys, const uint64_t *ids, size_t seg
 	const uint64_t total_out = output_extent(segments, offsets, ks, out_offsets);
 
 	STATUS_TRY(prepare_selection<Key>(ws, offsets[segments], total_out, segments, stream, err));
-	if (!sorted_output)
+	if (!sorted_output)			/* measuring: the caller's buffers take the unsorted answer */
 		return run_selection<Key>(ws, stream, keys, ids, segments, offsets, ks, out_offsets,
 								  sorted_keys, sorted_ids, NULL, NULL, err);
 	return run_selection<Key>(ws, stream, keys, ids, segments, offsets, ks, out_offsets,
