@@ -647,6 +647,22 @@ make_topk_path(PlannerInfo *root, RelOptInfo *scan_rel, RelOptInfo *parent_rel,
 	return path;
 }
 
+/* Offer path in rel; under radik.force (for testing) as rel's only way to produce its rows. */
+static void
+add_topk_path(RelOptInfo *rel, CustomPath *path)
+{
+	if (radik_force)
+	{
+		/*
+		 * For a member of an append relation, so that whichever plan the planner builds over the
+		 * members (Merge Append, or a Sort over an Append) reads radik's node.
+		 */
+		rel->pathlist = NIL;
+		rel->partial_pathlist = NIL;
+	}
+	add_path(rel, &path->path);
+}
+
 /* At the ordered stage: the query reads one plain table, and radik's node can replace the Sort. */
 static void
 add_ordered_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ordered_rel)
@@ -658,15 +674,8 @@ add_ordered_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *orde
 		input_rel->reloptkind != RELOPT_BASEREL || !table_readable(root, input_rel))
 		return;
 	path = make_topk_path(root, input_rel, ordered_rel, target, 1.0);
-	if (path == NULL)
-		return;
-	if (radik_force)
-	{
-		/* For testing: radik's path is the only way left to produce the ordered rows. */
-		ordered_rel->pathlist = NIL;
-		ordered_rel->partial_pathlist = NIL;
-	}
-	add_path(ordered_rel, &path->path);
+	if (path != NULL)
+		add_topk_path(ordered_rel, path);
 }
 
 /*
@@ -709,18 +718,8 @@ add_member_topk_path(PlannerInfo *root, RelOptInfo *member_rel)
 		return;
 	path = make_topk_path(root, member_rel, member_rel, member_rel->reltarget,
 						  1.0 / count_readable_members(root, member_rel));
-	if (path == NULL)
-		return;
-	if (radik_force)
-	{
-		/*
-		 * For testing: radik's path is the member's only one, so that whichever plan the
-		 * planner builds over the members (Merge Append, or a Sort over an Append) reads it.
-		 */
-		member_rel->pathlist = NIL;
-		member_rel->partial_pathlist = NIL;
-	}
-	add_path(member_rel, &path->path);
+	if (path != NULL)
+		add_topk_path(member_rel, path);
 }
 
 static void

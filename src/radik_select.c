@@ -247,6 +247,24 @@ feed_keep_chunk(EngineFeed *feed)
 }
 
 /*
+ * Hand the rows in the chunk buffer to the engine (a copy kept first, with ties); false when the
+ * GPU ran out of memory (feed_check).
+ */
+static bool
+feed_push_chunk(EngineFeed *feed)
+{
+	radik_error err;
+
+	feed_keep_chunk(feed);
+	if (!feed_check(feed, radik_push_chunk(feed->guard->selection, feed->count, &err), &err))
+		return false;
+	feed->rows_sent += feed->count;
+	feed->rows_pushed += feed->count;
+	feed->count = 0;
+	return true;
+}
+
+/*
  * Push the rows in the chunk buffer to the engine, then learn the new threshold.  When the GPU
  * runs out of memory (feed_check) the feed is marked and its callers stop.
  */
@@ -261,12 +279,8 @@ feed_push(EngineFeed *feed)
 	if (feed->gpu_out_of_memory)
 		return;					/* the selection failed: no more calls on it */
 	INSTR_TIME_SET_CURRENT(start);
-	feed_keep_chunk(feed);
-	if (!feed_check(feed, radik_push_chunk(feed->guard->selection, feed->count, &err), &err))
+	if (!feed_push_chunk(feed))
 		return;
-	feed->rows_sent += feed->count;
-	feed->rows_pushed += feed->count;
-	feed->count = 0;
 	if (!feed_check(feed, radik_threshold(feed->guard->selection, &kth_key, &valid, &err), &err))
 		return;
 	if (valid && kth_key < feed->threshold)
@@ -527,14 +541,8 @@ select_table_on_device(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot
 	if (feed->gpu_out_of_memory)
 		return 0;
 	INSTR_TIME_SET_CURRENT(step);
-	if (feed->count > 0)
-	{
-		feed_keep_chunk(feed);
-		if (!feed_check(feed, radik_push_chunk(feed->guard->selection, feed->count, &err), &err))
-			return 0;
-		feed->rows_sent += feed->count;
-		feed->count = 0;
-	}
+	if (feed->count > 0 && !feed_push_chunk(feed))
+		return 0;
 	feed->copy_ms += elapsed_ms(step);
 
 	INSTR_TIME_SET_CURRENT(step);
