@@ -1096,8 +1096,9 @@ filter_dense_kernel(SelectArgs<Key> a, int round)
 }
 
 
-/* 64-bit ids from the 32-bit indexes a narrow output sorted (store_out_id). */
-__global__ void __launch_bounds__(THREADS)
+/* 64-bit ids from the 32-bit indexes a narrow output sorted (store_out_id); static, as the
+ * probes that include this header link the engine too. */
+static __global__ void __launch_bounds__(THREADS)
 widen_ids_kernel(const uint32_t *indexes, uint64_t *ids, unsigned long long n)
 {
 	for (unsigned long long i = (unsigned long long) blockIdx.x * THREADS + threadIdx.x; i < n;
