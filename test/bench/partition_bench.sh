@@ -36,7 +36,8 @@ for k in $KS; do
 				-c "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) $q" -c "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) $q" \
 				-c "RESET radik.force" -c "EXPLAIN (COSTS OFF) $q")
 			rk=$(exec_ms <<<"$out")
-			nodes=$(sed -n '/^Execution Time/,$p' <<<"$out" | grep -c 'RadiK Top-K' || true)
+			# the unforced plan: what follows the second EXPLAIN ANALYZE's last line
+			nodes=$(awk '/^Execution Time/ { n++; next } n == 2' <<<"$out" | grep -c 'RadiK Top-K' || true)
 			same=$(psql_q -c "LOAD 'radik'" \
 				-c "SET radik.enabled = off" -c "CREATE TEMP TABLE a AS SELECT md5(string_agg(v::text, ',')) h FROM ($q) s" \
 				-c "SET radik.enabled = on" -c "CREATE TEMP TABLE b AS SELECT md5(string_agg(v::text, ',')) h FROM ($q) s" \
