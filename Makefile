@@ -83,7 +83,8 @@ test/engine/engine_test: $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) $(ENGINE_HEADERS)
 # The benchmark calls the engine's device-side entry (cuda/radik_gpu_device.cuh); the C files are
 # compiled by $(CC) first, since nvcc's C++ flags do not suit them.
 test/engine/engine_bench: test/engine/engine_bench.cu $(CUDA_OBJS) cuda/radik_engine.c cuda/radik_cpu.c \
-		cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh) test/engine/probe_common.cuh
+		cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh) test/engine/probe_common.cuh \
+		test/engine/bench_keys.cuh
 	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_engine.c -o test/engine/bench_engine.o
 	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_cpu.c -o test/engine/bench_cpu.o
 	$(NVCC) $(NVCC_FLAGS) -o $@ test/engine/engine_bench.cu test/engine/bench_engine.o \
@@ -92,7 +93,7 @@ test/engine/engine_bench: test/engine/engine_bench.cu $(CUDA_OBJS) cuda/radik_en
 # The one-kernel cluster selection alone against the engine's call (see its header).
 test/engine/cluster_probe: test/engine/cluster_probe.cu $(CUDA_OBJS) cuda/radik_engine.c \
 		cuda/radik_cpu.c cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh) \
-		test/engine/probe_common.cuh
+		test/engine/probe_common.cuh test/engine/bench_keys.cuh
 	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_engine.c -o test/engine/probe_engine.o
 	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_cpu.c -o test/engine/probe_cpu.o
 	$(NVCC) $(NVCC_FLAGS) -Icuda -o $@ test/engine/cluster_probe.cu test/engine/probe_engine.o \

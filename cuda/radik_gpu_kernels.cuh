@@ -72,21 +72,30 @@ struct Tile
 };
 
 /*
- * A thread's share of the tile starting at base: item j is keys[base + j * THREADS + threadIdx.x]
- * (so each load instruction of a warp reads consecutive keys), 0 past length.
+ * A thread's share of the ITEMS * BLOCK keys starting at base: item j is keys[base + j * BLOCK +
+ * threadIdx.x] (so each load instruction of a warp reads consecutive keys), 0 past length.
  */
+template <int BLOCK, typename Key, int ITEMS>
+__device__ __forceinline__ void
+load_striped(Key (&items)[ITEMS], const Key *keys, unsigned long long base,
+			 unsigned long long length)
+{
+#pragma unroll
+	for (int j = 0; j < ITEMS; j++)
+	{
+		const unsigned long long i = base + (unsigned long long) j * BLOCK + threadIdx.x;
+
+		items[j] = i < length ? keys[i] : (Key) 0;
+	}
+}
+
+/* A thread's share of the tile starting at base, for the kernels of THREADS threads. */
 template <typename Key>
 __device__ __forceinline__ void
 load_tile(Key (&items)[Tile<Key>::ITEMS], const Key *keys, unsigned long long base,
 		  unsigned long long length)
 {
-#pragma unroll
-	for (int j = 0; j < Tile<Key>::ITEMS; j++)
-	{
-		const unsigned long long i = base + (unsigned long long) j * THREADS + threadIdx.x;
-
-		items[j] = i < length ? keys[i] : (Key) 0;
-	}
+	load_striped<THREADS>(items, keys, base, length);
 }
 
 enum RoundAction : int

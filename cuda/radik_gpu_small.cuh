@@ -212,6 +212,46 @@ block_radix_pick(const Key (&keys)[ITEMS], unsigned int valid, Key low, Key high
 	}
 }
 
+/*
+ * The strided sample of SMALL_SAMPLE of the length keys, held by a block of BLOCK threads (ITEMS
+ * each, blocked: thread t holds sample keys t * ITEMS ...; any order serves a selection), and its
+ * smallest and largest key in bounds[0] and bounds[1], read by every thread after the barrier.
+ */
+template <typename Key, int BLOCK, int ITEMS>
+__device__ __forceinline__ void
+load_sample(Key (&sample)[ITEMS], const Key *keys, unsigned long long length,
+			typename cub::BlockReduce<Key, BLOCK>::TempStorage &reduce_storage, Key *bounds)
+{
+	using Reduce = cub::BlockReduce<Key, BLOCK>;
+
+	static_assert(BLOCK * ITEMS == SMALL_SAMPLE, "the sample fills the block");
+#pragma unroll
+	for (int j = 0; j < ITEMS; j++)
+	{
+		const unsigned long long position = (unsigned long long) (threadIdx.x * ITEMS + j);
+
+		sample[j] = keys[position * length / SMALL_SAMPLE];
+	}
+	Key			low = sample[0];
+	Key			high = sample[0];
+
+#pragma unroll
+	for (int j = 1; j < ITEMS; j++)
+	{
+		low = sample[j] < low ? sample[j] : low;
+		high = sample[j] > high ? sample[j] : high;
+	}
+	low = Reduce(reduce_storage).Reduce(low, Smaller());
+	__syncthreads();
+	high = Reduce(reduce_storage).Reduce(high, Larger());
+	if (threadIdx.x == 0)
+	{
+		bounds[0] = low;
+		bounds[1] = high;
+	}
+	__syncthreads();
+}
+
 template <typename Key>
 __global__ void __launch_bounds__(SMALL_BLOCK_THREADS)
 small_threshold_kernel(SelectArgs<Key> a)
@@ -235,32 +275,8 @@ small_threshold_kernel(SelectArgs<Key> a)
 	{
 		Key			sample[ITEMS];
 
-		/* blocked: thread t holds sample keys t * ITEMS ... (any order serves a selection) */
-#pragma unroll
-		for (int j = 0; j < ITEMS; j++)
-		{
-			const unsigned long long position = (unsigned long long) (threadIdx.x * ITEMS + j);
-
-			sample[j] = a.keys[begin + position * length / SMALL_SAMPLE];
-		}
-		Key			low = sample[0];
-		Key			high = sample[0];
-
-#pragma unroll
-		for (int j = 1; j < ITEMS; j++)
-		{
-			low = sample[j] < low ? sample[j] : low;
-			high = sample[j] > high ? sample[j] : high;
-		}
-		low = Reduce(reduce_storage).Reduce(low, Smaller());
-		__syncthreads();
-		high = Reduce(reduce_storage).Reduce(high, Larger());
-		if (threadIdx.x == 0)
-		{
-			bounds[0] = low;
-			bounds[1] = high;
-		}
-		__syncthreads();
+		load_sample<Key, SMALL_BLOCK_THREADS, ITEMS>(sample, a.keys + begin, length,
+													   reduce_storage, bounds);
 		threshold = block_radix_pick<Key, SMALL_BLOCK_THREADS, ITEMS>(
 			sample, SMALL_SAMPLE, bounds[0], bounds[1], (unsigned int) wanted, 2, false, histogram,
 			chosen).upper();

@@ -48,6 +48,7 @@
 #include "radik_keys.h"
 #include "radik_gpu_small.cuh"
 
+#include "bench_keys.cuh"
 #include "probe_common.cuh"
 
 /*
@@ -92,20 +93,6 @@ struct ClusterTile
 	static constexpr int ITEMS = 32 / (int) sizeof(Key);
 	static constexpr int SIZE = ITEMS * CLUSTER_THREADS;
 };
-
-template <typename Key>
-__device__ __forceinline__ void
-load_cluster_tile(Key (&items)[ClusterTile<Key>::ITEMS], const Key *keys,
-				  unsigned long long base, unsigned long long length)
-{
-#pragma unroll
-	for (int j = 0; j < ClusterTile<Key>::ITEMS; j++)
-	{
-		const unsigned long long i = base + (unsigned long long) j * CLUSTER_THREADS + threadIdx.x;
-
-		items[j] = i < length ? keys[i] : (Key) 0;
-	}
-}
 
 /*
  * Sort the block's n held candidates by (key, position) with a bitonic network in shared
@@ -188,7 +175,6 @@ cluster_select_kernel(SelectArgs<Key> a, Key *sorted_keys, uint64_t *sorted_ids,
 	constexpr int ITEMS = ClusterTile<Key>::ITEMS;
 	constexpr int TILE = ClusterTile<Key>::SIZE;
 	constexpr int SAMPLE_ITEMS = SMALL_SAMPLE / CLUSTER_THREADS;
-	using Reduce = cub::BlockReduce<Key, CLUSTER_THREADS>;
 	namespace cg = cooperative_groups;
 	ClusterShared<Key> &sh = *reinterpret_cast<ClusterShared<Key> *>(cluster_select_shared);
 	cg::cluster_group cluster = cg::this_cluster();
@@ -207,7 +193,7 @@ cluster_select_kernel(SelectArgs<Key> a, Key *sorted_keys, uint64_t *sorted_ids,
 
 	TRACE(0);
 	/* 1. the first tile loads while the threshold is found */
-	load_cluster_tile(key, keys, (unsigned long long) block * TILE, length);
+	load_striped<CLUSTER_THREADS>(key, keys, (unsigned long long) block * TILE, length);
 
 	const unsigned long long wanted = small_threshold_rank(k, length);
 	Key			threshold = (Key) ~(Key) 0;
@@ -218,32 +204,8 @@ cluster_select_kernel(SelectArgs<Key> a, Key *sorted_keys, uint64_t *sorted_ids,
 	{
 		Key			sample[SAMPLE_ITEMS];
 
-#pragma unroll
-		for (int j = 0; j < SAMPLE_ITEMS; j++)
-		{
-			const unsigned long long position =
-				(unsigned long long) (threadIdx.x * SAMPLE_ITEMS + j);
-
-			sample[j] = keys[position * length / SMALL_SAMPLE];
-		}
-		Key			low = sample[0];
-		Key			high = sample[0];
-
-#pragma unroll
-		for (int j = 1; j < SAMPLE_ITEMS; j++)
-		{
-			low = sample[j] < low ? sample[j] : low;
-			high = sample[j] > high ? sample[j] : high;
-		}
-		low = Reduce(sh.reduce).Reduce(low, Smaller());
-		__syncthreads();
-		high = Reduce(sh.reduce).Reduce(high, Larger());
-		if (threadIdx.x == 0)
-		{
-			sh.bounds[0] = low;
-			sh.bounds[1] = high;
-		}
-		__syncthreads();
+		load_sample<Key, CLUSTER_THREADS, SAMPLE_ITEMS>(sample, keys, length, sh.reduce,
+														  sh.bounds);
 		threshold = block_radix_pick<Key, CLUSTER_THREADS, SAMPLE_ITEMS>(
 			sample, SMALL_SAMPLE, sh.bounds[0], sh.bounds[1], (unsigned int) wanted, 2, false,
 			sh.histogram, sh.chosen).upper();
@@ -259,7 +221,7 @@ cluster_select_kernel(SelectArgs<Key> a, Key *sorted_keys, uint64_t *sorted_ids,
 	{
 		Key			next[ITEMS];
 
-		load_cluster_tile(next, keys, base + stride, length);
+		load_striped<CLUSTER_THREADS>(next, keys, base + stride, length);
 #pragma unroll
 		for (int j = 0; j < ITEMS; j++)
 		{
@@ -370,35 +332,6 @@ cluster_select_kernel(SelectArgs<Key> a, Key *sorted_keys, uint64_t *sorted_ids,
 }
 
 }								/* namespace radik */
-
-__device__ __forceinline__ uint32_t
-mix32(uint32_t i, uint32_t seed)
-{
-	return murmur_mix(i * 0x9E3779B1u + seed * 0x85EBCA77u);
-}
-
-/* engine_bench's f32-uniform and i64-uniform keys */
-__global__ void
-generate_kernel(int key_bytes, unsigned long long n, uint32_t seed, void *keys)
-{
-	for (unsigned long long i = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
-		 i += (unsigned long long) gridDim.x * blockDim.x)
-	{
-		if (key_bytes == 4)
-		{
-			const float u = (float) (mix32((uint32_t) i, seed) >> 8) * (1.0f / 16777216.0f);
-
-			((uint32_t *) keys)[i] = radik_key_from_float4(u);
-		}
-		else
-		{
-			const uint64_t hi = mix32((uint32_t) (2 * i), seed);
-			const uint64_t lo = mix32((uint32_t) (2 * i + 1), seed);
-
-			((uint64_t *) keys)[i] = radik_key_from_int64((int64_t) ((hi << 32) | lo));
-		}
-	}
-}
 
 /* A read of every key, as fast as a plain grid-stride loop goes (the floor). */
 template <typename Key>
@@ -533,8 +466,8 @@ run(int segments, int log_length, unsigned long long k, int reps, int warmups)
 	{
 		float		ms[3];
 
-		generate_kernel<<<4096, 256, 0, stream>>>((int) sizeof(Key), n, (uint32_t) (rep + 1),
-												  keys);
+		generate_kernel<<<4096, 256, 0, stream>>>(sizeof(Key) == 4 ? F32_UNIFORM : I64_UNIFORM, n,
+												  (uint32_t) (rep + 1), keys);
 		CHECK_CUDA(cudaGetLastError());
 		CHECK_CUDA(cudaMemsetAsync(cluster_keys, 0xff, k * segments * sizeof(Key), stream));
 		CHECK_CUDA(cudaMemsetAsync(scratch, 0, 2 * sizeof(unsigned long long), stream));
