@@ -2,10 +2,11 @@
  * radik.c
  *	  Module entry point and settings.
  *
- * _PG_init registers radik's settings and calls each part's init (the planner hook, the custom
- * scan methods).  It must not touch CUDA: when radik is in shared_preload_libraries it runs in
- * the postmaster, which forks every backend, and a CUDA context does not survive a fork.  The
- * GPU is probed lazily, in the backend that first needs it (radik_choose_device).
+ * _PG_init registers radik's settings and calls each part's init (the planner's path hooks, the
+ * custom scan methods, the hook that retakes the JIT decision).  It must not touch CUDA: when
+ * radik is in shared_preload_libraries it runs in the postmaster, which forks every backend, and
+ * a CUDA context does not survive a fork.  The GPU is probed lazily, in the backend that first
+ * needs it (radik_choose_device).
  */
 #include "postgres.h"
 
@@ -148,6 +149,7 @@ _PG_init(void)
 
 	radik_planner_init();
 	radik_scan_init();
+	radik_jit_init();
 }
 
 radik_device

@@ -54,6 +54,7 @@ extern double radik_threshold_seed_margin;
 /* Each part's registration, called once from _PG_init. */
 extern void radik_planner_init(void);
 extern void radik_scan_init(void);
+extern void radik_jit_init(void);
 
 /*
  * The engine device to use now for a table of about expected_rows rows, per radik.device: the

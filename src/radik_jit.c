@@ -1,0 +1,160 @@
+/*
+ * radik_jit.c
+ *	  Leave radik's own selections out of the planner's decision to JIT-compile a query.
+ *
+ * PostgreSQL decides once per query whether to JIT-compile its expressions and tuple deforming,
+ * by comparing the whole plan's cost with jit_above_cost (and, for more effort, with
+ * jit_optimize_above_cost and jit_inline_above_cost).  A radik node's cost is mostly its
+ * selection: reading every row's key in C and selecting on the GPU or the CPU twin, work no
+ * compiled expression takes part in when the sort keys are plain columns and the WHERE clause
+ * runs natively (radik_native_qual.c).  Its expressions run for the rows it returns, a few.  Yet
+ * that cost alone takes a 10M-row table over jit_above_cost, and a 50M-row one over the other
+ * two, and the query then pays for compiling every expression of the plan (radik's, the Limit's)
+ * when the first is called: measured on Debian's PostgreSQL 15 (jit = on by default), 20-35 ms
+ * on radik's 110 ms query of a 10M-row table, 100 ms with optimization and inlining, and 65 ms
+ * (700 ms) over 64 partitions, where each partition's node has its own expressions
+ * (docs/performance.md, fifteenth session).
+ *
+ * So after planning, the decision is taken again as standard_planner takes it, on the plan's
+ * cost less the startup cost (the selection) of each radik node that compiled expressions would
+ * not serve.  A radik node whose sort key is an expression, or whose WHERE clause goes through
+ * the executor row by row, keeps its cost in the decision: there compiled expressions do run for
+ * every row (in the backend running the query; parallel workers evaluate without JIT anyway).
+ * Only nodes in the main plan tree are counted (a radik node inside a SubPlan is left to
+ * PostgreSQL's decision), and the decision only ever becomes less eager, never more.
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "jit/jit.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/plannodes.h"
+#include "optimizer/planner.h"
+#include "parser/parsetree.h"
+
+#include "radik.h"
+#include "radik_native_qual.h"
+#include "radik_scan.h"
+
+static planner_hook_type prev_planner_hook = NULL;
+
+/*
+ * Whether a radik node's per-row work runs without the expression evaluator: every sort key a
+ * plain column of its table, and its quals none or all native.
+ */
+static bool
+selection_is_native(CustomScan *cscan, List *rtable)
+{
+	bool		native = true;
+
+	for (int i = RADIK_EXPR_FIRST_KEY; i < list_length(cscan->custom_exprs); i++)
+	{
+		Var		   *var = (Var *) list_nth(cscan->custom_exprs, i);
+
+		if (!IsA(var, Var) || var->varno != cscan->scan.scanrelid || var->varattno <= 0 ||
+			var->varlevelsup != 0)
+			return false;
+	}
+	if (cscan->scan.plan.qual != NIL)
+	{
+		/* the planner holds its lock on the table */
+		Relation	rel = table_open(rt_fetch(cscan->scan.scanrelid, rtable)->relid, NoLock);
+
+		native = radik_native_qual_compile(cscan->scan.plan.qual, rel) != NULL;
+		table_close(rel, NoLock);
+	}
+	return native;
+}
+
+/*
+ * The startup cost of the radik nodes under plan whose selection runs without the expression
+ * evaluator.  Walks the children a top-k plan can have above or beside radik's nodes (Limit,
+ * Merge Append and Append over partitions, subquery scans, joins, Gather); other children are
+ * not searched, which only leaves their radik nodes' cost in the decision.
+ */
+static Cost
+native_selection_cost(Plan *plan, List *rtable)
+{
+	Cost		cost = 0.0;
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return 0.0;
+	check_stack_depth();
+	switch (nodeTag(plan))
+	{
+		case T_CustomScan:
+			if (((CustomScan *) plan)->methods == &radik_scan_methods &&
+				selection_is_native((CustomScan *) plan, rtable))
+				return plan->startup_cost;
+			foreach(lc, ((CustomScan *) plan)->custom_plans)
+				cost += native_selection_cost((Plan *) lfirst(lc), rtable);
+			break;
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				cost += native_selection_cost((Plan *) lfirst(lc), rtable);
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				cost += native_selection_cost((Plan *) lfirst(lc), rtable);
+			break;
+		case T_SubqueryScan:
+			cost += native_selection_cost(((SubqueryScan *) plan)->subplan, rtable);
+			break;
+		default:
+			break;
+	}
+	cost += native_selection_cost(plan->lefttree, rtable);
+	cost += native_selection_cost(plan->righttree, rtable);
+	return cost;
+}
+
+/* standard_planner's JIT decision, for a plan of the given cost. */
+static int
+jit_flags_for_cost(Cost cost)
+{
+	int			flags = PGJIT_NONE;
+
+	if (jit_enabled && jit_above_cost >= 0 && cost > jit_above_cost)
+	{
+		flags |= PGJIT_PERFORM;
+		if (jit_optimize_above_cost >= 0 && cost > jit_optimize_above_cost)
+			flags |= PGJIT_OPT3;
+		if (jit_inline_above_cost >= 0 && cost > jit_inline_above_cost)
+			flags |= PGJIT_INLINE;
+		if (jit_expressions)
+			flags |= PGJIT_EXPR;
+		if (jit_tuple_deforming)
+			flags |= PGJIT_DEFORM;
+	}
+	return flags;
+}
+
+static PlannedStmt *
+radik_planner(Query *parse, const char *query_string, int cursor_options,
+			  ParamListInfo bound_params)
+{
+	PlannedStmt *stmt;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursor_options, bound_params);
+	else
+		stmt = standard_planner(parse, query_string, cursor_options, bound_params);
+
+	if ((stmt->jitFlags & PGJIT_PERFORM) != 0)
+	{
+		const Cost	native = native_selection_cost(stmt->planTree, stmt->rtable);
+
+		if (native > 0.0)
+			stmt->jitFlags &= jit_flags_for_cost(stmt->planTree->total_cost - native);
+	}
+	return stmt;
+}
+
+void
+radik_jit_init(void)
+{
+	prev_planner_hook = planner_hook;
+	planner_hook = radik_planner;
+}
