@@ -20,8 +20,9 @@
  * not serve.  A radik node whose sort key is an expression, or whose WHERE clause goes through
  * the executor row by row, keeps its cost in the decision: there compiled expressions do run for
  * every row (in the backend running the query; parallel workers evaluate without JIT anyway).
- * Only nodes in the main plan tree are counted (a radik node inside a SubPlan is left to
- * PostgreSQL's decision), and the decision only ever becomes less eager, never more.
+ * Only nodes in the main plan tree whose startup cost the plan's cost holds whole are counted
+ * (native_selection_cost; a radik node inside a SubPlan, or below an Append's first child, is
+ * left to PostgreSQL's decision), and the decision only ever becomes less eager, never more.
  */
 #include "postgres.h"
 
@@ -31,6 +32,7 @@
 #include "nodes/extensible.h"
 #include "nodes/plannodes.h"
 #include "optimizer/planner.h"
+#include "utils/memutils.h"
 #include "parser/parsetree.h"
 
 #include "radik.h"
@@ -58,20 +60,30 @@ selection_is_native(CustomScan *cscan, List *rtable)
 	}
 	if (cscan->scan.plan.qual != NIL)
 	{
-		/* the planner holds its lock on the table */
-		Relation	rel = table_open(rt_fetch(cscan->scan.scanrelid, rtable)->relid, NoLock);
+		/* compiled in a context of its own, dropped with what the compile allocated */
+		MemoryContext check = AllocSetContextCreate(CurrentMemoryContext, "radik JIT check",
+													ALLOCSET_SMALL_SIZES);
+		MemoryContext caller = MemoryContextSwitchTo(check);
+		Relation	rel;
 
+		/* held already since the query was parsed: a local lock table hit */
+		rel = table_open(rt_fetch(cscan->scan.scanrelid, rtable)->relid, AccessShareLock);
 		native = radik_native_qual_compile(cscan->scan.plan.qual, rel) != NULL;
-		table_close(rel, NoLock);
+		table_close(rel, AccessShareLock);
+		MemoryContextSwitchTo(caller);
+		MemoryContextDelete(check);
 	}
 	return native;
 }
 
 /*
  * The startup cost of the radik nodes under plan whose selection runs without the expression
- * evaluator.  Walks the children a top-k plan can have above or beside radik's nodes (Limit,
- * Merge Append and Append over partitions, subquery scans, joins, Gather); other children are
- * not searched, which only leaves their radik nodes' cost in the decision.
+ * evaluator, counting only nodes whose startup cost is wholly part of the plan's own cost: the
+ * walk goes down only through node types that put their children's startup costs into their own
+ * startup cost (a Limit, a Merge Append, a sort, a join, a Gather, ...), and into an Append's
+ * first child alone (an Append's startup is its first child's; the later children's costs reach
+ * a Limit above it only in part).  Elsewhere it stops, which leaves those radik nodes' cost in
+ * the decision.
  */
 static Cost
 native_selection_cost(Plan *plan, List *rtable)
@@ -88,26 +100,33 @@ native_selection_cost(Plan *plan, List *rtable)
 			if (((CustomScan *) plan)->methods == &radik_scan_methods &&
 				selection_is_native((CustomScan *) plan, rtable))
 				return plan->startup_cost;
-			foreach(lc, ((CustomScan *) plan)->custom_plans)
-				cost += native_selection_cost((Plan *) lfirst(lc), rtable);
-			break;
+			return 0.0;
 		case T_Append:
-			foreach(lc, ((Append *) plan)->appendplans)
-				cost += native_selection_cost((Plan *) lfirst(lc), rtable);
-			break;
+			if (((Append *) plan)->appendplans != NIL)
+				cost = native_selection_cost(linitial(((Append *) plan)->appendplans), rtable);
+			return cost;
 		case T_MergeAppend:
 			foreach(lc, ((MergeAppend *) plan)->mergeplans)
 				cost += native_selection_cost((Plan *) lfirst(lc), rtable);
-			break;
+			return cost;
 		case T_SubqueryScan:
-			cost += native_selection_cost(((SubqueryScan *) plan)->subplan, rtable);
-			break;
+			return native_selection_cost(((SubqueryScan *) plan)->subplan, rtable);
+		case T_Limit:
+		case T_Sort:
+		case T_Material:
+		case T_Result:
+		case T_Unique:
+		case T_Gather:
+		case T_GatherMerge:
+		case T_Hash:
+		case T_NestLoop:
+		case T_MergeJoin:
+		case T_HashJoin:
+			return native_selection_cost(plan->lefttree, rtable) +
+				native_selection_cost(plan->righttree, rtable);
 		default:
-			break;
+			return 0.0;
 	}
-	cost += native_selection_cost(plan->lefttree, rtable);
-	cost += native_selection_cost(plan->righttree, rtable);
-	return cost;
 }
 
 /* standard_planner's JIT decision, for a plan of the given cost. */
