@@ -20,8 +20,10 @@ SELECT g AS id, (g * 7919 % 10007)::float8 AS v, g % 13 AS w, md5(g::text) AS h
 FROM generate_series(1, 20000) g;
 ANALYZE radik_jit_t;
 CREATE TABLE radik_jit_part (id int, v float8) PARTITION BY RANGE (id);
-CREATE TABLE radik_jit_part_1 PARTITION OF radik_jit_part FOR VALUES FROM (0) TO (10000);
-CREATE TABLE radik_jit_part_2 PARTITION OF radik_jit_part FOR VALUES FROM (10000) TO (20001);
+CREATE TABLE radik_jit_part_1 PARTITION OF radik_jit_part FOR VALUES FROM (0) TO (5000);
+CREATE TABLE radik_jit_part_2 PARTITION OF radik_jit_part FOR VALUES FROM (5000) TO (10000);
+CREATE TABLE radik_jit_part_3 PARTITION OF radik_jit_part FOR VALUES FROM (10000) TO (15000);
+CREATE TABLE radik_jit_part_4 PARTITION OF radik_jit_part FOR VALUES FROM (15000) TO (20001);
 INSERT INTO radik_jit_part SELECT id, v FROM radik_jit_t;
 ANALYZE radik_jit_part;
 
@@ -64,6 +66,9 @@ INSERT INTO radik_jit_cases VALUES
 	('SELECT * FROM radik_jit_t WHERE w > 3 AND id % 10 <> 0 ORDER BY v DESC LIMIT 5', false),
 	('SELECT * FROM radik_jit_t ORDER BY v DESC FETCH FIRST 5 ROWS WITH TIES', false),
 	('SELECT * FROM radik_jit_part ORDER BY v DESC LIMIT 5', false),
+	-- partitions that follow the sort key: an ordered Append reads them in turn (its startup
+	-- cost is all four nodes', and a hook taking out the first alone leaves about 420)
+	('SELECT * FROM radik_jit_part ORDER BY id DESC LIMIT 5', false),
 	('SELECT s.id, s.v FROM (SELECT * FROM radik_jit_t ORDER BY v LIMIT 5) s ORDER BY s.id', false),
 	-- an expression key, a WHERE clause through the executor: PostgreSQL's decision
 	('SELECT * FROM radik_jit_t ORDER BY v * 2 + w DESC LIMIT 5', true),

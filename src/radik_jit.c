@@ -80,11 +80,37 @@ selection_is_native(CustomScan *cscan, List *rtable)
  * The startup cost of the radik nodes under plan whose selection runs without the expression
  * evaluator, counting only nodes whose startup cost is wholly part of the plan's own cost: the
  * walk goes down only through node types that put their children's startup costs into their own
- * startup cost (a Limit, a Merge Append, a sort, a join, a Gather, ...), and into an Append's
- * first child alone (an Append's startup is its first child's; the later children's costs reach
- * a Limit above it only in part).  Elsewhere it stops, which leaves those radik nodes' cost in
- * the decision.
+ * startup cost (a Limit, a Merge Append, an ordered Append, a sort, a join, a Gather, ...), and
+ * into an unordered Append's first child alone (its startup is its first child's; the later
+ * children's costs reach a Limit above it only in part).  Elsewhere it stops, which leaves those
+ * radik nodes' cost in the decision.
  */
+static Cost native_selection_cost(Plan *plan, List *rtable);
+
+/*
+ * An Append's startup cost is its first child's when its rows come in no order, and the sum of
+ * its children's startup costs when they are ordered (cost_append: partitions that follow the
+ * sort key, read one after the other under a Limit: the usual "latest rows" of a table
+ * partitioned by time).  Which one the plan has is seen from the costs themselves.
+ */
+static Cost
+append_native_selection_cost(Append *append, List *rtable)
+{
+	Cost		children_startup = 0.0;
+	Cost		cost = 0.0;
+	ListCell   *lc;
+
+	if (append->appendplans == NIL)
+		return 0.0;
+	foreach(lc, append->appendplans)
+		children_startup += ((Plan *) lfirst(lc))->startup_cost;
+	if (children_startup > append->plan.startup_cost * (1.0 + 1e-9) + 1e-9)
+		return native_selection_cost(linitial(append->appendplans), rtable);
+	foreach(lc, append->appendplans)
+		cost += native_selection_cost((Plan *) lfirst(lc), rtable);
+	return cost;
+}
+
 static Cost
 native_selection_cost(Plan *plan, List *rtable)
 {
@@ -102,9 +128,7 @@ native_selection_cost(Plan *plan, List *rtable)
 				return plan->startup_cost;
 			return 0.0;
 		case T_Append:
-			if (((Append *) plan)->appendplans != NIL)
-				cost = native_selection_cost(linitial(((Append *) plan)->appendplans), rtable);
-			return cost;
+			return append_native_selection_cost((Append *) plan, rtable);
 		case T_MergeAppend:
 			foreach(lc, ((MergeAppend *) plan)->mergeplans)
 				cost += native_selection_cost((Plan *) lfirst(lc), rtable);
