@@ -70,6 +70,7 @@ INSERT INTO radik_jit_cases VALUES
 	-- cost is all four nodes', and a hook taking out the first alone leaves about 420)
 	('SELECT * FROM radik_jit_part ORDER BY id DESC LIMIT 5', false),
 	('SELECT s.id, s.v FROM (SELECT * FROM radik_jit_t ORDER BY v LIMIT 5) s ORDER BY s.id', false),
+	('SELECT count(*), max(s.v) FROM (SELECT * FROM radik_jit_t ORDER BY v LIMIT 5) s', false),
 	-- an expression key, a WHERE clause through the executor: PostgreSQL's decision
 	('SELECT * FROM radik_jit_t ORDER BY v * 2 + w DESC LIMIT 5', true),
 	('SELECT * FROM radik_jit_t WHERE h > ''8'' ORDER BY v DESC LIMIT 5', true),

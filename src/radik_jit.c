@@ -76,15 +76,6 @@ selection_is_native(CustomScan *cscan, List *rtable)
 	return native;
 }
 
-/*
- * The startup cost of the radik nodes under plan whose selection runs without the expression
- * evaluator, counting only nodes whose startup cost is wholly part of the plan's own cost: the
- * walk goes down only through node types that put their children's startup costs into their own
- * startup cost (a Limit, a Merge Append, an ordered Append, a sort, a join, a Gather, ...), and
- * into an unordered Append's first child alone (its startup is its first child's; the later
- * children's costs reach a Limit above it only in part).  Elsewhere it stops, which leaves those
- * radik nodes' cost in the decision.
- */
 static Cost native_selection_cost(Plan *plan, List *rtable);
 
 /*
@@ -111,6 +102,15 @@ append_native_selection_cost(Append *append, List *rtable)
 	return cost;
 }
 
+/*
+ * The startup cost of the radik nodes under plan whose selection runs without the expression
+ * evaluator, counting only nodes whose startup cost is wholly part of the plan's own cost: the
+ * walk goes down only through node types that put their children's startup costs into their own
+ * startup cost (a Limit, a Merge Append, an ordered Append, a sort, an aggregate, a join, a
+ * Gather, ...), and into an unordered Append's first child alone (its startup is its first
+ * child's; the later children's costs reach a Limit above it only in part).  Elsewhere it stops,
+ * which leaves those radik nodes' cost in the decision.
+ */
 static Cost
 native_selection_cost(Plan *plan, List *rtable)
 {
@@ -136,7 +136,12 @@ native_selection_cost(Plan *plan, List *rtable)
 		case T_SubqueryScan:
 			return native_selection_cost(((SubqueryScan *) plan)->subplan, rtable);
 		case T_Limit:
+		case T_Agg:
+		case T_WindowAgg:
+		case T_Group:
+		case T_ProjectSet:
 		case T_Sort:
+		case T_IncrementalSort:
 		case T_Material:
 		case T_Result:
 		case T_Unique:
