@@ -10,10 +10,10 @@
  * runs natively (radik_native_qual.c).  Its expressions run for the rows it returns, a few.  Yet
  * that cost alone takes a 10M-row table over jit_above_cost, and a 50M-row one over the other
  * two, and the query then pays for compiling every expression of the plan (radik's, the Limit's)
- * when the first is called: measured on Debian's PostgreSQL 15 (jit = on by default), 20-35 ms
- * on radik's 110 ms query of a 10M-row table, 100 ms with optimization and inlining, and 65 ms
- * (700 ms) over 64 partitions, where each partition's node has its own expressions
- * (docs/performance.md, fifteenth session).
+ * when the first is called: measured on Debian's PostgreSQL 15 (jit = on by default), 21 ms on
+ * radik's 111 ms query of a 10M-row table, 72 ms with optimization and inlining, 65 ms (685 ms)
+ * over 64 partitions, where each partition's node has its own expressions, and 53 ms on the 7 ms
+ * query of the latest rows of 64 partitions by time (docs/performance.md, fifteenth session).
  *
  * So after planning, the decision is taken again as standard_planner takes it, on the plan's
  * cost less the startup cost (the selection) of each radik node that compiled expressions would
@@ -21,8 +21,9 @@
  * the executor row by row, keeps its cost in the decision: there compiled expressions do run for
  * every row (in the backend running the query; parallel workers evaluate without JIT anyway).
  * Only nodes in the main plan tree whose startup cost the plan's cost holds whole are counted
- * (native_selection_cost; a radik node inside a SubPlan, or below an Append's first child, is
- * left to PostgreSQL's decision), and the decision only ever becomes less eager, never more.
+ * (native_selection_cost; a radik node inside a SubPlan, after the first child of an unordered
+ * Append, or below a node type the walk does not know, is left to PostgreSQL's decision), and the
+ * decision only ever becomes less eager, never more.
  */
 #include "postgres.h"
 
@@ -32,8 +33,8 @@
 #include "nodes/extensible.h"
 #include "nodes/plannodes.h"
 #include "optimizer/planner.h"
-#include "utils/memutils.h"
 #include "parser/parsetree.h"
+#include "utils/memutils.h"
 
 #include "radik.h"
 #include "radik_native_qual.h"

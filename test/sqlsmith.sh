@@ -11,7 +11,8 @@
 # "was terminated") or when an error with SQLSTATE XX000 (internal error) was raised from one of
 # radik's source files; radik's errors for bad input have their own SQLSTATEs and are expected.
 #   usage: bash test/sqlsmith.sh [queries [seed]]   (as root; default 5000 queries, seed 1)
-#   RADIK_DEVICE picks radik.device (default auto: the GPU when there is one).
+#   RADIK_DEVICE picks radik.device (default auto: the GPU when there is one); SERVER_OPTIONS adds
+#   postgres options (e.g. "-c jit_above_cost=0", so that every plan goes through radik_jit.c).
 source "$(dirname "$0")/radik-env.sh"
 
 # radik_internal_errors LOG: the ERROR lines with SQLSTATE XX000 raised in radik's source files
@@ -30,7 +31,8 @@ if ! command -v sqlsmith >/dev/null; then
 fi
 radik_start_cluster -c session_preload_libraries=radik -c radik.force=on \
 	-c radik.device="${RADIK_DEVICE:-auto}" -c parallel_setup_cost=0 -c parallel_tuple_cost=0 \
-	-c min_parallel_table_scan_size=0 -c statement_timeout=5s -c log_error_verbosity=verbose
+	-c min_parallel_table_scan_size=0 -c statement_timeout=5s -c log_error_verbosity=verbose \
+	${SERVER_OPTIONS:-}
 
 say "tables for sqlsmith to draw on"
 psql -X -q -v ON_ERROR_STOP=1 <<'EOF'
