@@ -196,6 +196,12 @@ radik_key_type_exact(Oid type)
 	return type != NUMERICOID && radik_key_type_supported(type);
 }
 
+bool
+radik_keys_sort_candidates(int nkeys, Oid first_type)
+{
+	return nkeys > 1 || !radik_key_type_exact(first_type);
+}
+
 const char *
 radik_supported_type_names(void)
 {

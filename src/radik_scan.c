@@ -271,7 +271,7 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 
 	/* Several keys, or a first key the engine only summarizes (numeric): candidates are sorted. */
-	state->sort_candidates = state->nkeys > 1 || !radik_key_type_exact(state->keys[0].type);
+	state->sort_candidates = radik_keys_sort_candidates(state->nkeys, state->keys[0].type);
 	if (!state->sort_candidates && state->keys[0].attnum > 0 &&
 		target_reads_only_column(cscan, state->keys[0].attnum))
 	{

@@ -119,6 +119,13 @@ extern bool radik_key_type_supported(Oid type);
  */
 extern bool radik_key_type_exact(Oid type);
 
+/*
+ * Does a selection on nkeys sort keys, the first of first_type, hand back candidates to be sorted
+ * by all keys with PostgreSQL's comparators (several keys, or a first key that is not exact)?
+ * The planner costs it, the scan does it.
+ */
+extern bool radik_keys_sort_candidates(int nkeys, Oid first_type);
+
 /* The supported types' names, for error messages: "smallint, integer, ...". */
 extern const char *radik_supported_type_names(void);
 
