@@ -57,7 +57,8 @@ endif
 PG_CPPFLAGS += -Icuda -Isrc
 EXTRA_CLEAN = $(CUDA_OBJS) cuda/radik_gpu_absent.o test/results test/engine/engine_test \
 	test/engine/engine_bench test/engine/filter_traffic_probe test/engine/sort_probe \
-	test/engine/bucket_sort_probe test/engine/sample_sort_probe test/engine/cluster_probe
+	test/engine/bucket_sort_probe test/engine/sample_sort_probe test/engine/cluster_probe \
+	test/engine/start_probe
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -99,6 +100,14 @@ test/engine/cluster_probe: test/engine/cluster_probe.cu $(CUDA_OBJS) cuda/radik_
 	$(NVCC) $(NVCC_FLAGS) -Icuda -o $@ test/engine/cluster_probe.cu test/engine/probe_engine.o \
 		test/engine/probe_cpu.o $(CUDA_OBJS) -lm
 	rm -f test/engine/probe_engine.o test/engine/probe_cpu.o
+# What a process's first GPU selection pays for the GPU's start, waited for or in the background.
+test/engine/start_probe: test/engine/start_probe.cu $(CUDA_OBJS) cuda/radik_engine.c \
+		cuda/radik_engine.h cuda/radik_backend.h
+	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_engine.c -o test/engine/start_engine.o
+	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_cpu.c -o test/engine/start_cpu.o
+	$(NVCC) $(NVCC_FLAGS) -Icuda -o $@ test/engine/start_probe.cu test/engine/start_engine.o \
+		test/engine/start_cpu.o $(CUDA_OBJS) -lm
+	rm -f test/engine/start_engine.o test/engine/start_cpu.o
 # The memory traffic of the dense filter in its simplest shapes (no engine code; see its header).
 test/engine/filter_traffic_probe: test/engine/filter_traffic_probe.cu
 	$(NVCC) $(NVCC_FLAGS) -o $@ $<

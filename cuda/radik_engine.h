@@ -24,8 +24,9 @@
  *  - batch (many independent segments at once): radik_select_batch over host arrays.
  *
  * No CUDA is touched until the first GPU call in the calling process (never at load time: the
- * postmaster forks its backends and CUDA does not survive a fork).  A missing GPU or driver is
- * the normal answer RADIK_NO_DEVICE, not an error.
+ * postmaster forks its backends and CUDA does not survive a fork).  The engine runs on its
+ * caller's thread, except a GPU start the caller asks to have done in the background.  A missing
+ * GPU or driver is the normal answer RADIK_NO_DEVICE, not an error.
  */
 #ifndef RADIK_ENGINE_H
 #define RADIK_ENGINE_H
@@ -64,6 +65,22 @@ typedef struct radik_error
  * caller's process) and caches the answer.  On RADIK_OK, name receives the device's name.
  */
 radik_status radik_gpu_probe(char *name, size_t name_size, radik_error *err);
+
+/*
+ * Start the GPU without waiting for it: what radik_gpu_probe does, plus the pinned chunk buffers
+ * of a selection of about expected_rows rows, on a thread of the engine's own; returns at once.
+ * While it runs the caller may do anything but call the GPU engine: radik_gpu_probe (and so
+ * radik_open and radik_select_batch on the GPU) and radik_release_cache wait for it to end.
+ * RADIK_OK also when the GPU was already probed or a start is under way; an error only when
+ * the thread cannot be made (then nothing was started).  The thread blocks every signal.
+ */
+radik_status radik_gpu_start_in_background(uint64_t expected_rows, radik_error *err);
+
+/* 1 while a background start runs, else 0 (then radik_gpu_probe answers at once).  Never waits. */
+int			radik_gpu_starting(void);
+
+/* Wait for a background start to end, if one runs; starts nothing.  Call before exiting. */
+void		radik_gpu_wait_for_start(void);
 
 /* An open streaming selection. */
 typedef struct radik_selection radik_selection;

@@ -20,12 +20,16 @@
  *
  * The door: plain C entry points (extern "C", exported), every CUDA call checked and returned as
  * RADIK_DEVICE_ERROR with CUDA's own words, no exception and no exit.  Nothing here runs at load
- * time; CUDA is first touched by radik_gpu_probe.  No driver or no device is RADIK_NO_DEVICE.
+ * time; CUDA is first touched by radik_gpu_probe, or by radik_gpu_start_in_background on a thread
+ * of its own (below).  No driver or no device is RADIK_NO_DEVICE.
  */
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <pthread.h>
+#include <signal.h>
 
 #include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
@@ -113,8 +117,11 @@ static int	small_selection = 1;	/* RADIK_GPU_SMALL_SELECTION=off turns it off (t
 static int	sorted_output = 1;	/* 0 only to measure the selection without its final sort */
 static int	programmatic_launch;	/* compute capability 9.0 or later */
 
-RADIK_EXPORT radik_status
-radik_gpu_probe(char *name, size_t name_size, radik_error *err)
+static void wait_for_background_start(void);
+
+/* The probe itself (once per process): device count, properties, the context. */
+static void
+probe_device(void)
 {
 	if (!probe_done)
 	{
@@ -156,6 +163,13 @@ radik_gpu_probe(char *name, size_t name_size, radik_error *err)
 		}
 		probe_done = 1;
 	}
+}
+
+RADIK_EXPORT radik_status
+radik_gpu_probe(char *name, size_t name_size, radik_error *err)
+{
+	wait_for_background_start();
+	probe_device();
 	if (name != NULL && name_size > 0)
 		snprintf(name, name_size, "%s", probe_status == RADIK_OK ? device_name : "");
 	if (probe_status != RADIK_OK)
@@ -1054,18 +1068,118 @@ reserve_pinned(Workspace *ws, size_t entries, radik_error *err)
 	return RADIK_OK;
 }
 
+/* Entries of each pinned chunk buffer for a selection of about expected_rows (0: unknown). */
+static size_t
+chunk_entries(uint64_t expected_rows)
+{
+	if (expected_rows == 0)
+		return DEFAULT_CHUNK_ENTRIES;
+	return expected_rows < MIN_CHUNK_ENTRIES ? MIN_CHUNK_ENTRIES :
+		expected_rows > MAX_CHUNK_ENTRIES ? MAX_CHUNK_ENTRIES : (size_t) expected_rows;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Starting the GPU in the background
+ *
+ * A process's first GPU selection used to begin with the GPU's start: the driver's
+ * initialisation and the CUDA context (about 200 ms on the H200 host), then the pinned chunk
+ * buffers (cudaHostAlloc, about 0.4 ms a MB: 50-65 ms for the 128 MB of a large table's), which
+ * made a session's first query five times slower than its second (20M rows, 8 workers: 290-330
+ * ms against 60).  radik_gpu_start_in_background does the same work on a thread of its own and
+ * returns at once, so that the caller can select on the CPU meanwhile.
+ *
+ * The thread calls nothing but CUDA and this file's start-up code (probe_device, the cached
+ * workspace's stream and pinned buffers); it is created with every signal blocked, so the
+ * caller's signal handlers keep running on the caller's thread (and CUDA's own threads, created
+ * from it, inherit the mask).  Every entry point that touches CUDA state (radik_gpu_probe, which
+ * radik_open and radik_select_batch call first, and radik_gpu_release_cache) joins the thread
+ * before it goes on, so the engine stays single-threaded where it matters: nothing of it runs
+ * beside the start.  A process must not exit while the thread runs: the caller joins it first
+ * (radik_gpu_wait_for_start; the PostgreSQL side does so in an on_proc_exit callback).
+ */
+
+static pthread_t start_thread;
+static int	start_thread_running;	/* created and not yet joined (the caller's thread only) */
+static int	start_thread_done;	/* set by the thread as it ends (atomic loads and stores) */
+static size_t start_chunk_entries;
+
+static void *
+start_in_background(void *unused)
+{
+	radik_error err;
+	Workspace  *ws;
+
+	(void) unused;
+	probe_device();
+	if (probe_status == RADIK_OK && workspace_acquire(&ws, &err) == RADIK_OK)
+	{
+		/* a failure here is only a missed head start: radik_gpu_open tries again */
+		(void) reserve_pinned(ws, start_chunk_entries, &err);
+		workspace_release(ws);
+	}
+	__atomic_store_n(&start_thread_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void
+wait_for_background_start(void)
+{
+	if (!start_thread_running)
+		return;
+	(void) pthread_join(start_thread, NULL);
+	start_thread_running = 0;
+}
+
+RADIK_EXPORT radik_status
+radik_gpu_start_in_background(uint64_t expected_rows, radik_error *err)
+{
+	sigset_t	all;
+	sigset_t	caller_mask;
+	int			rc;
+
+	if (start_thread_running || probe_done)
+		return RADIK_OK;
+	start_chunk_entries = chunk_entries(expected_rows);
+	__atomic_store_n(&start_thread_done, 0, __ATOMIC_RELEASE);
+	sigfillset(&all);
+	if ((rc = pthread_sigmask(SIG_SETMASK, &all, &caller_mask)) != 0)
+		return radik_fail(err, RADIK_DEVICE_ERROR, "could not block signals for the GPU start: %s",
+						  strerror(rc));
+	rc = pthread_create(&start_thread, NULL, start_in_background, NULL);
+	(void) pthread_sigmask(SIG_SETMASK, &caller_mask, NULL);
+	if (rc != 0)
+		return radik_fail(err, RADIK_DEVICE_ERROR, "could not start a thread for the GPU start: %s",
+						  strerror(rc));
+	start_thread_running = 1;
+	return RADIK_OK;
+}
+
+RADIK_EXPORT int
+radik_gpu_starting(void)
+{
+	if (!start_thread_running)
+		return 0;
+	if (!__atomic_load_n(&start_thread_done, __ATOMIC_ACQUIRE))
+		return 1;
+	wait_for_background_start();	/* it has ended: the join does not wait */
+	return 0;
+}
+
+RADIK_EXPORT void
+radik_gpu_wait_for_start(void)
+{
+	wait_for_background_start();
+}
+
 RADIK_EXPORT radik_status
 radik_gpu_open(int key_bytes, uint64_t k, uint64_t expected_rows, void **state, radik_error *err)
 {
 	GpuSelection *sel;
 	radik_status status;
-	size_t		chunk = DEFAULT_CHUNK_ENTRIES;
+	size_t		chunk = chunk_entries(expected_rows);
 
 	*state = NULL;
 	STATUS_TRY(radik_gpu_probe(NULL, 0, err));
-	if (expected_rows > 0)
-		chunk = expected_rows < MIN_CHUNK_ENTRIES ? MIN_CHUNK_ENTRIES :
-			expected_rows > MAX_CHUNK_ENTRIES ? MAX_CHUNK_ENTRIES : (size_t) expected_rows;
 	sel = (GpuSelection *) calloc(1, sizeof(GpuSelection));
 	if (sel == NULL)
 		return radik_fail(err, RADIK_OUT_OF_MEMORY, "out of host memory for a GPU selection");
@@ -1454,6 +1568,7 @@ radik_gpu_select_batch(int key_bytes, const void *keys, const uint64_t *ids,
 RADIK_EXPORT void
 radik_gpu_release_cache(void)
 {
+	wait_for_background_start();
 	if (!probe_done || probe_status != RADIK_OK)
 		return;					/* CUDA was never touched: nothing to give back */
 	if (!cached_workspace.in_use)

@@ -22,6 +22,24 @@ radik_gpu_probe(char *name, size_t name_size, radik_error *err)
 }
 
 radik_status
+radik_gpu_start_in_background(uint64_t expected_rows, radik_error *err)
+{
+	(void) expected_rows;
+	return radik_fail(err, RADIK_NO_DEVICE, RADIK_WITHOUT_CUDA_MESSAGE);
+}
+
+int
+radik_gpu_starting(void)
+{
+	return 0;
+}
+
+void
+radik_gpu_wait_for_start(void)
+{
+}
+
+radik_status
 radik_gpu_open(int key_bytes, uint64_t k, uint64_t expected_rows, void **state,
 			   radik_error *err)
 {

@@ -6,7 +6,7 @@
  * custom scan methods, the hook that retakes the JIT decision).  It must not touch CUDA: when
  * radik is in shared_preload_libraries it runs in the postmaster, which forks every backend, and
  * a CUDA context does not survive a fork.  The GPU is probed lazily, in the backend that first
- * needs it (radik_choose_device).
+ * needs it (radik_choose_device), and under radik.device = auto started there in the background.
  */
 #include "postgres.h"
 
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fmgr.h"
+#include "storage/ipc.h"
 #include "utils/guc.h"
 
 #include "radik.h"
@@ -42,6 +43,7 @@ static const struct config_enum_entry radik_device_options[] = {
 typedef enum GpuState
 {
 	GPU_UNKNOWN,
+	GPU_STARTING,				/* started in the background (radik.device = auto) */
 	GPU_PRESENT,
 	GPU_ABSENT
 } GpuState;
@@ -84,7 +86,7 @@ _PG_init(void)
 
 	DefineCustomRealVariable("radik.gpu_startup_cost",
 							 "Sets the planner's estimate of the one-time cost of starting the GPU in a backend.",
-							 "Charged only by backends that have not started the GPU yet, in the units of seq_page_cost; the default stands for about 0.4 s (creating a CUDA context and pinning buffers), at roughly a microsecond per unit for sequential scans and sorts of cached tables.",
+							 "Charged under radik.device = gpu by backends that have not started the GPU yet (under auto a query never waits for the start: the GPU starts in the background while the CPU selects), in the units of seq_page_cost; the default stands for about 0.4 s (creating a CUDA context and pinning buffers), at roughly a microsecond per unit for sequential scans and sorts of cached tables.",
 							 &radik_gpu_startup_cost,
 							 300000.0, 0.0, 1e12,
 							 PGC_USERSET,
@@ -152,17 +154,70 @@ _PG_init(void)
 	radik_jit_init();
 }
 
+/* Before the backend exits: a GPU start still running in the background must end first. */
+static void
+wait_for_gpu_start(int code, Datum arg)
+{
+	radik_gpu_wait_for_start();
+}
+
+/*
+ * Under radik.device = auto, the first selection that wants the GPU starts it in the background
+ * and runs on the CPU twin; so do the selections after it until the GPU has started.  A query
+ * then never waits for the GPU's start (about a quarter of a second, most of it the driver's
+ * initialisation and the CUDA context: a session's first query took five times as long as its
+ * second), and the CPU twin gives the same answers at nearly the same speed for the k a query
+ * usually asks for (docs/performance.md, "Sixteenth session").  Returns true when it left the
+ * GPU starting, false when the GPU should be probed now (a start could not be made, or the
+ * machine has no NVIDIA device node, where the probe answers at once).
+ */
+static bool
+start_gpu_in_background(double expected_rows)
+{
+	static bool exit_callback_registered = false;
+	radik_error err;
+
+	if (access("/dev/nvidiactl", F_OK) != 0)
+		return false;
+	if (!exit_callback_registered)
+	{
+		on_proc_exit(wait_for_gpu_start, (Datum) 0);
+		exit_callback_registered = true;
+	}
+	if (radik_gpu_start_in_background((uint64) Max(expected_rows, 0.0), &err) != RADIK_OK)
+	{
+		ereport(DEBUG1,
+				(errmsg_internal("radik could not start the GPU in the background: %s",
+								 err.message)));
+		return false;
+	}
+	return true;
+}
+
 radik_device
-radik_choose_device(double expected_rows)
+radik_choose_device(double expected_rows, bool *gpu_starting)
 {
 	char		name[128];
 	radik_error err;
 
+	*gpu_starting = false;
 	if (radik_device_setting == RADIK_SETTING_DEVICE_CPU)
 		return RADIK_DEVICE_CPU;
 	if (radik_device_setting == RADIK_SETTING_DEVICE_AUTO && expected_rows < radik_gpu_min_rows)
 		return RADIK_DEVICE_CPU;
 
+	if (gpu_state == GPU_UNKNOWN && radik_device_setting == RADIK_SETTING_DEVICE_AUTO &&
+		start_gpu_in_background(expected_rows))
+		gpu_state = GPU_STARTING;
+	if (gpu_state == GPU_STARTING)
+	{
+		if (radik_device_setting == RADIK_SETTING_DEVICE_AUTO && radik_gpu_starting())
+		{
+			*gpu_starting = true;
+			return RADIK_DEVICE_CPU;
+		}
+		gpu_state = GPU_UNKNOWN;	/* ended (or radik.device = gpu waits): the probe answers */
+	}
 	if (gpu_state == GPU_UNKNOWN)
 	{
 		radik_status status = radik_gpu_probe(name, sizeof(name), &err);
@@ -189,17 +244,17 @@ radik_choose_device(double expected_rows)
 }
 
 /*
- * True while radik.device allows the GPU for a table of expected_rows rows, this backend has not
- * probed it yet, and the machine has an NVIDIA device node.  The node is looked for with access(), not with a CUDA call, so that
- * planning never starts the GPU; without one the probe would find nothing, and radik would run
- * on the CPU with nothing to start.
+ * True while radik.device = gpu, this backend has not started the GPU yet, and the machine has
+ * an NVIDIA device node: the query would wait for the start.  (Under auto no query waits: the
+ * GPU starts in the background while the CPU twin selects.)  The node is looked for with
+ * access(), not with a CUDA call, so that planning never starts the GPU; without one the probe
+ * would find nothing, and radik would run on the CPU with nothing to start.
  */
 bool
-radik_gpu_startup_pending(double expected_rows)
+radik_gpu_startup_pending(void)
 {
-	if (radik_device_setting == RADIK_SETTING_DEVICE_CPU || gpu_state != GPU_UNKNOWN)
-		return false;
-	if (radik_device_setting == RADIK_SETTING_DEVICE_AUTO && expected_rows < radik_gpu_min_rows)
+	if (radik_device_setting != RADIK_SETTING_DEVICE_GPU ||
+		(gpu_state != GPU_UNKNOWN && gpu_state != GPU_STARTING))
 		return false;
 	return access("/dev/nvidiactl", F_OK) == 0;
 }

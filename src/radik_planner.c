@@ -53,12 +53,14 @@
  * part shared among the processes as cost_seqscan shares it, plus parallel_setup_cost);
  * PostgreSQL's top-N heapsort then pays about 2 * cpu_operator_cost * log2(2k) per row
  * (cost_sort), radik pays radik.key_cost per row, a fixed radik.selection_cost per query,
- * radik.gpu_startup_cost once per backend before it has started the GPU (only on machines with
- * an NVIDIA device), and returning its k rows: those the scan carried whole within work_mem at
- * about the cost of a row made from its key, the rest fetched by TID (with several sort keys,
- * also fetching and sorting the rows tied on the first key; when only the sort key's column is
- * read, the rows are made from their keys and nothing is fetched).  radik.force makes
- * radik's path the only one wherever radik can answer.
+ * radik.gpu_startup_cost once per backend before it has started the GPU (only under
+ * radik.device = gpu, where the query waits for the start, and on machines with an NVIDIA
+ * device; under auto the GPU starts in the background while the CPU twin selects), and
+ * returning its k rows: those the scan carried whole within work_mem at about the cost of a row
+ * made from its key, the rest fetched by TID (with several sort keys, also fetching and sorting
+ * the rows tied on the first key; when only the sort key's column is read, the rows are made
+ * from their keys and nothing is fetched).  radik.force makes radik's path the only one
+ * wherever radik can answer.
  */
 #include "postgres.h"
 
@@ -524,7 +526,7 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	}
 	startup += spc_seq_page_cost * input_rel->pages + qual_cost.startup + key_cost.startup;
 	startup += radik_selection_cost;
-	if (radik_gpu_startup_pending(tuples))
+	if (radik_gpu_startup_pending())
 		startup += radik_gpu_startup_cost * gpu_startup_share;
 
 	/*

@@ -94,6 +94,7 @@ typedef struct EngineFeed
 {
 	EngineGuard *guard;
 	radik_device device;		/* where the selection runs */
+	bool		gpu_starting;	/* on the CPU because the GPU is starting in the background */
 	bool		gpu_out_of_memory;	/* it ran out of GPU memory, radik.device being auto */
 	radik_error gpu_failure;	/* the engine's words for it */
 	int			key_bytes;
@@ -512,6 +513,8 @@ select_table_on_device(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot
 		return 0;
 	strlcpy(stats->device, radik_selection_device_name(feed->guard->selection),
 			sizeof(stats->device));
+	if (feed->gpu_starting && feed->device == RADIK_DEVICE_CPU)
+		strlcat(stats->device, " (GPU starting)", sizeof(stats->device));
 	if (!feed_check(feed, radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
 											 &feed->capacity, &err), &err))
 		return 0;
@@ -741,7 +744,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	nblocks = RelationGetNumberOfBlocks(rel);
 
 	/* Decide the device first: radik.device = gpu without a GPU fails before any work. */
-	feed.device = radik_choose_device(estimate_table_rows(rel, nblocks));
+	feed.device = radik_choose_device(estimate_table_rows(rel, nblocks), &feed.gpu_starting);
 	if (rel->rd_rel->relam == HEAP_TABLE_AM_OID)
 		row_bound = (uint64) nblocks * MaxHeapTuplesPerPage;
 	else

@@ -44,10 +44,53 @@ LOAD 'radik';
 DROP TABLE IF EXISTS gpu_demo;
 CREATE TABLE gpu_demo AS SELECT g AS id, random() AS v FROM generate_series(1, 2000000) g;
 ANALYZE gpu_demo;
--- radik.device = auto: the 2M-row table is selected on the GPU (the first query in the session
--- pays the GPU start), a 1000-row one on the CPU (below radik.gpu_min_rows)
+-- radik.device = auto: the session's first selection starts the GPU in the background and runs
+-- on the CPU (Device: cpu (GPU starting)), with PostgreSQL's answer; once the start has ended
+-- the 2M-row table is selected on the GPU, a 1000-row one on the CPU (below radik.gpu_min_rows).
+-- The run fails if the first selection waited for the GPU or the GPU never came.
 SET radik.device = auto; SET radik.force = on;
-EXPLAIN (ANALYZE) SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 5;
+DO $$
+DECLARE
+	plan json;
+	device text;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 5'
+		INTO plan;
+	device := plan -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Device';
+	RAISE NOTICE 'first selection: Device %, % ms', device, plan -> 0 ->> 'Execution Time';
+	IF device <> 'cpu (GPU starting)' THEN
+		RAISE EXCEPTION 'the GPU was not starting in the background: %', device;
+	END IF;
+END $$;
+CREATE TEMP TABLE radik_first AS SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000;
+SET radik.enabled = off;
+CREATE TEMP TABLE pg_first AS SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000;
+SET radik.enabled = on;
+DO $$
+DECLARE
+	plan json;
+	device text;
+	differing bigint;
+BEGIN
+	SELECT count(*) INTO differing FROM
+		((TABLE radik_first EXCEPT ALL TABLE pg_first)
+		 UNION ALL (TABLE pg_first EXCEPT ALL TABLE radik_first)) d;
+	RAISE NOTICE 'second selection (GPU starting or started): % differing rows', differing;
+	IF differing > 0 THEN
+		RAISE EXCEPTION 'the selection answered differently from PostgreSQL';
+	END IF;
+	FOR i IN 1..200 LOOP
+		EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 5'
+			INTO plan;
+		device := plan -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Device';
+		EXIT WHEN device NOT LIKE '%(GPU starting)';
+		PERFORM pg_sleep(0.05);
+	END LOOP;
+	RAISE NOTICE 'after the start: Device %', device;
+	IF device LIKE 'cpu%' THEN
+		RAISE EXCEPTION 'the GPU did not start: %', device;
+	END IF;
+END $$;
 EXPLAIN (ANALYZE) SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 5;
 CREATE TABLE gpu_demo_small AS SELECT * FROM gpu_demo WHERE id <= 1000;
 ANALYZE gpu_demo_small;
@@ -102,7 +145,30 @@ CREATE TEMP TABLE pg_answer AS SELECT * FROM gpu_demo ORDER BY v DESC LIMIT 1000
 SELECT count(*) AS differing_rows FROM
   ((TABLE radik_answer EXCEPT ALL TABLE pg_answer) UNION ALL (TABLE pg_answer EXCEPT ALL TABLE radik_answer)) d;
 SQL
-		rc=$?; cat "$OUT/explain.log"; [ $rc = 0 ] || status=1 ;;
+		rc=$?; cat "$OUT/explain.log"; [ $rc = 0 ] || status=1
+		echo "== backends that exit or are terminated while the GPU starts in the background"
+		started=$(psql -X -At -c "SELECT pg_postmaster_start_time()")
+		log_lines=$(wc -l </tmp/postgres.log)
+		first_selection="SELECT count(*) FROM (SELECT * FROM gpu_demo ORDER BY v LIMIT 5) s"
+		for i in 1 2 3 4 5; do
+			psql -X -q -c "LOAD 'radik'" -c "SET radik.force = on" -c "$first_selection" \
+				>/dev/null || status=1
+		done
+		for i in 1 2 3; do
+			PGAPPNAME=gpu_start_victim psql -X -q -c "LOAD 'radik'" -c "SET radik.force = on" \
+				-c "$first_selection" -c "SELECT pg_sleep(30)" >/dev/null 2>&1 &
+			sleep 0.12
+			psql -X -At -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+				WHERE application_name = 'gpu_start_victim'"
+			wait
+		done
+		if [ "$(psql -X -At -c "SELECT pg_postmaster_start_time()")" != "$started" ] ||
+			tail -n +$((log_lines + 1)) /tmp/postgres.log |
+				grep -E "terminated by signal|was terminated by"; then
+			echo "a backend crashed while the GPU started"; status=1
+		else
+			echo "no backend crashed: the server kept running since $started"
+		fi ;;
 	*) echo "unknown step $step"; status=1 ;;
 	esac
 done

@@ -1702,6 +1702,39 @@ stream_until_failure(const uint64_t *keys, size_t n, uint64_t k, radik_selection
 }
 
 /*
+ * radik_gpu_start_in_background, called twice before the first probe (main): in a CUDA build it
+ * starts a thread and the second call, made while that thread may still run, is a no-op that
+ * also answers RADIK_OK; radik_gpu_probe waited for the thread, so afterwards nothing is
+ * starting, and asking again starts nothing.  In a build without CUDA both calls answer
+ * RADIK_NO_DEVICE, as the probe does.
+ */
+static void
+test_background_start(radik_status first, radik_status second, radik_status probe)
+{
+	radik_error err;
+
+	group_begin("gpu start in the background");
+	if (first == RADIK_OK && second == RADIK_OK)
+		case_passed();
+	else if (first == RADIK_NO_DEVICE && second == RADIK_NO_DEVICE && probe == RADIK_NO_DEVICE)
+		case_passed();
+	else
+		case_failed("background start answered %d then %d, the probe %d", (int) first,
+					(int) second, (int) probe);
+	if (radik_gpu_starting() == 0)
+		case_passed();
+	else
+		case_failed("a background start still runs after radik_gpu_probe");
+	if (radik_gpu_start_in_background(1 << 20, &err) == first && radik_gpu_starting() == 0)
+		case_passed();
+	else
+		case_failed("a background start after the probe did not answer as the first");
+	radik_gpu_wait_for_start();		/* nothing to wait for: must return */
+	case_passed();
+	group_end();
+}
+
+/*
  * radik_set_gpu_memory_limit (GPU only; the SQL side falls back to the CPU on the status it
  * causes).  Under a limit that leaves room, selections are exact; lowered far below what a
  * selection needs, the next one fails with RADIK_OUT_OF_MEMORY, saying why, and refuses later
@@ -1774,6 +1807,8 @@ main(int argc, char **argv)
 	int			gpu_only = 0;
 	radik_error err;
 	radik_status probe;
+	radik_status background_start = RADIK_NO_DEVICE;
+	radik_status background_again = RADIK_NO_DEVICE;
 	int			i;
 
 	for (i = 1; i < argc; i++)
@@ -1801,6 +1836,14 @@ main(int argc, char **argv)
 	printf("engine_test: seed %" PRIu64 " (replay with --seed %" PRIu64 ")\n", seed, seed);
 
 	err.message[0] = '\0';
+	/* the GPU is started in the background first (as the PostgreSQL side does), then probed */
+	if (!cpu_only)
+	{
+		radik_error start_err;
+
+		background_start = radik_gpu_start_in_background(1 << 20, &start_err);
+		background_again = radik_gpu_start_in_background(1 << 20, &start_err);
+	}
 	probe = cpu_only ? RADIK_NO_DEVICE : radik_gpu_probe(gpu_name, sizeof(gpu_name), &err);
 	if (probe == RADIK_OK)
 		printf("engine_test: GPU found, testing it too\n");
@@ -1836,6 +1879,8 @@ main(int argc, char **argv)
 		printf("engine_test: gpu chunk capacity %zu\n", gpu_chunk_capacity);
 
 	test_key_maps();
+	if (!cpu_only)
+		test_background_start(background_start, background_again, probe);
 	if (test_cpu)
 		test_api_rules(RADIK_DEVICE_CPU, "cpu");
 	if (test_gpu)
