@@ -192,6 +192,7 @@ radik_gpu_set_speculation(int enabled)
 RADIK_EXPORT void
 radik_gpu_set_small_selection(int enabled)
 {
+	wait_for_background_start();	/* the probe sets it too (RADIK_GPU_SMALL_SELECTION) */
 	small_selection = enabled ? 1 : 0;
 }
 
@@ -1091,11 +1092,14 @@ chunk_entries(uint64_t expected_rows)
  * The thread calls nothing but CUDA and this file's start-up code (probe_device, the cached
  * workspace's stream and pinned buffers); it is created with every signal blocked, so the
  * caller's signal handlers keep running on the caller's thread (and CUDA's own threads, created
- * from it, inherit the mask).  Every entry point that touches CUDA state (radik_gpu_probe, which
- * radik_open and radik_select_batch call first, and radik_gpu_release_cache) joins the thread
- * before it goes on, so the engine stays single-threaded where it matters: nothing of it runs
- * beside the start.  A process must not exit while the thread runs: the caller joins it first
- * (radik_gpu_wait_for_start; the PostgreSQL side does so in an on_proc_exit callback).
+ * from it, inherit the mask).  Every entry point that touches CUDA or what the thread writes
+ * (radik_gpu_probe, which radik_open and radik_select_batch call first, radik_gpu_release_cache,
+ * radik_gpu_set_small_selection) joins the thread before it goes on; the selection calls need a
+ * selection, which only an open after the probe makes.  So nothing of the engine runs beside
+ * the start.  A process must not exit while the thread runs: the caller joins it first
+ * (radik_gpu_wait_for_start; the PostgreSQL side does so in an on_proc_exit callback).  The join
+ * has no time limit: a driver that hangs in its start would hold the backend's exit, as it held
+ * the query that started it before.
  */
 
 static pthread_t start_thread;

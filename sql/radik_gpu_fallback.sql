@@ -32,8 +32,8 @@ BEGIN
 	END LOOP;
 END $$;
 CREATE TEMP TABLE radik_gf_host AS
-SELECT radik_analyzed_scan('SELECT * FROM radik_gf ORDER BY k4 LIMIT 10') ->> 'Device' <> 'cpu'
-	AS has_gpu;
+SELECT radik_analyzed_scan('SELECT * FROM radik_gf ORDER BY k4 LIMIT 10') ->> 'Device'
+	NOT LIKE 'cpu%' AS has_gpu;
 
 -- The setting, in memory units; negative values are refused.
 SET radik.gpu_memory_limit = '8kB';
