@@ -691,10 +691,11 @@ add_ordered_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *orde
 
 /*
  * How many members of member_rel's topmost append relation radik's node may read (not those
- * pruned, nor those that are not tables): they share the GPU's start in the costs.  Each member
- * counts them all, so the count only reads the range table (opening every member's relation here
- * took 55 ms of planning with 1000 partitions); a member of another table access method, rarely
- * met, is counted too and only lowers the share.
+ * pruned, nor those that are not tables): they share the GPU's start in the costs, when a query
+ * would wait for it (radik.device = gpu).  Each member counts them all, so the count only reads
+ * the range table (opening every member's relation here took 55 ms of planning with 1000
+ * partitions); a member of another table access method, rarely met, is counted too and only
+ * lowers the share.
  */
 static int
 count_readable_members(PlannerInfo *root, RelOptInfo *member_rel)
@@ -730,8 +731,10 @@ add_member_topk_path(PlannerInfo *root, RelOptInfo *member_rel)
 	/* The planner orders the members' rows by the query's pathkeys: they must be the sort's. */
 	if (compare_pathkeys(root->query_pathkeys, root->sort_pathkeys) != PATHKEYS_EQUAL)
 		return;
+	/* the members share the GPU's start, where the query would wait for it (else it is free) */
 	path = make_topk_path(root, member_rel, member_rel, member_rel->reltarget,
-						  1.0 / count_readable_members(root, member_rel));
+						  radik_gpu_startup_pending() ?
+						  1.0 / count_readable_members(root, member_rel) : 1.0);
 	if (path != NULL)
 		add_topk_path(member_rel, path);
 }

@@ -513,7 +513,7 @@ select_table_on_device(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot
 		return 0;
 	strlcpy(stats->device, radik_selection_device_name(feed->guard->selection),
 			sizeof(stats->device));
-	if (feed->gpu_starting && feed->device == RADIK_DEVICE_CPU)
+	if (feed->gpu_starting)
 		strlcat(stats->device, " (GPU starting)", sizeof(stats->device));
 	if (!feed_check(feed, radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
 											 &feed->capacity, &err), &err))
