@@ -27,12 +27,16 @@ SELECT clock_timestamp() - :'radik_started'::timestamptz < interval '1 second' A
 
 -- A cancel request arriving while radik scans: the WHERE clause sends it when it reaches one
 -- row, noting the time in a sequence (which a rollback does not undo); the query must stop
--- within a second of that.
+-- within a second of that.  The function is declared cheap (and not inlined), so that its clause
+-- runs before the md5() chain (clauses run cheapest first, as in PostgreSQL's own scans) and
+-- every row reaches it.
 CREATE SEQUENCE radik_cancelled_at_ms;
 CREATE FUNCTION radik_cancel_self() RETURNS boolean
-	LANGUAGE sql VOLATILE AS $$
-	SELECT setval('radik_cancelled_at_ms', (extract(epoch FROM clock_timestamp()) * 1000)::int8) > 0
-		AND pg_cancel_backend(pg_backend_pid())$$;
+	LANGUAGE plpgsql VOLATILE COST 1 AS $$
+BEGIN
+	RETURN setval('radik_cancelled_at_ms', (extract(epoch FROM clock_timestamp()) * 1000)::int8) > 0
+		AND pg_cancel_backend(pg_backend_pid());
+END $$;
 CREATE FUNCTION radik_time_cancelled(q text) RETURNS text
 LANGUAGE plpgsql AS $$
 BEGIN

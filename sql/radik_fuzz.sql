@@ -108,7 +108,11 @@ $$;
 -- ORDER BY key1 [, key2] LIMIT k [OFFSET m] (or [OFFSET m ROWS] FETCH FIRST k ROWS WITH TIES),
 -- with the sort keys always in the output (k1, k2) so that tied rows can be compared by their
 -- keys; rest is '*', 'id' or nothing (then only the keys are read: radik makes the rows from
--- them).
+-- them).  Some queries get one clause or second key that fails on some rows (integer or
+-- timestamp out of range, division by zero): such a query must raise PostgreSQL's error, or none
+-- where a clause that runs before it (PostgreSQL runs the cheapest first) filters those rows
+-- out.  One at most: with two that fail with different errors, which one a parallel plan raises
+-- depends on which process meets its row first.
 CREATE FUNCTION radik_fz_query(OUT stmt text, OUT keys text, OUT base text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -121,6 +125,7 @@ DECLARE
 	key2 text := radik_fz_pick(ARRAY['', '', 'id', 'id DESC', 'a', 'c DESC']);
 	dir text := radik_fz_pick(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']);
 	rest text := radik_fz_pick(ARRAY['*, ', 'id, ', '']);
+	failing text := radik_fz_pick(ARRAY['', '', '', 'clause', 'key']);
 	clauses text[] := ARRAY['a % 7 <> 0', 'id % 10 <> 0', 'a > 10', 'b < 100', 'c >= 0.25',
 							'd <> 0', 'a IS NOT NULL', 'pad IS NULL', 'length(pad) > 5',
 							'e > ''2001-01-01''', 'g > 0', 'm > 6', 'NOT (a < 0)',
@@ -137,6 +142,16 @@ BEGIN
 		IF random() < 0.4 THEN
 			qual := qual || ' AND ' || radik_fz_pick(clauses);
 		END IF;
+	END IF;
+	IF key1 = 'a / (d % 5)' THEN
+		failing := '';			-- the first key fails already (division by zero)
+	END IF;
+	IF failing = 'clause' THEN
+		qual := CASE WHEN qual = '' THEN ' WHERE ' ELSE qual || ' AND ' END ||
+			radik_fz_pick(ARRAY['100 / (id % 1000) <> 7', 'a * 30000000 <> 0', 'g * 2 > 0',
+								'e + a * interval ''100000 years'' > e']);
+	ELSIF failing = 'key' THEN
+		key2 := radik_fz_pick(ARRAY['g*2', 'a*30000000 DESC', '100/(id%1000)']);
 	END IF;
 	select_list := rest || key1 || ' AS k1';
 	order_by := key1 || dir;
@@ -188,7 +203,9 @@ SELECT count(*) AS queries,
 	   count(*) FILTER (WHERE result = 'ok' OR result LIKE 'same error: %') AS agreed,
 	   count(*) FILTER (WHERE result LIKE 'same error: %') > 0 AS some_raised_errors,
 	   count(*) FILTER (WHERE stmt LIKE '%WITH TIES') > 0 AS some_kept_ties,
-	   count(*) FILTER (WHERE stmt LIKE '% FROM radik_fz3%') > 0 AS some_partitioned
+	   count(*) FILTER (WHERE stmt LIKE '% FROM radik_fz3%') > 0 AS some_partitioned,
+	   count(*) FILTER (WHERE stmt ~ '(30000000|g ?\* ?2|100 ?/ ?\(id|100000 years)'
+						AND result = 'ok') > 0 AS some_failing_rows_filtered
 FROM radik_fz_results;
 SELECT stmt, settings, result
 FROM radik_fz_results

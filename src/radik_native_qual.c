@@ -8,7 +8,9 @@
  *    columns, constants or integer arithmetic;
  *  - integer arithmetic + - * / % (PostgreSQL's int2, int4 and int8 operators, mixed widths
  *    included), over columns, constants and such arithmetic;
- *  - col IS NULL, col IS NOT NULL.
+ *  - col IS NULL, col IS NOT NULL;
+ *  - (value IS NULL) IS NOT UNKNOWN, always true, which computes value for its errors alone (the
+ *    clause the custom scan adds to compute the later sort keys of every row: radik_scan.c).
  * Anything else (other types, functions, Params, OR, NOT, ...) makes the compile return NULL, and
  * the quals run through the executor as before.
  *
@@ -56,7 +58,8 @@ typedef enum NativeKind
 	NATIVE_CONST,
 	NATIVE_ARITH,				/* integer arithmetic */
 	NATIVE_COMPARE,				/* a comparison: the clause's truth */
-	NATIVE_NULL_TEST
+	NATIVE_NULL_TEST,
+	NATIVE_COMPUTED				/* true, unless computing its operand fails */
 } NativeKind;
 
 typedef enum NativeOp
@@ -72,7 +75,7 @@ typedef struct NativeNode
 	NativeOp	op;
 	int16		int_bytes;		/* ARITH: the operator's integer width, for its range */
 	bool		is_null_test;	/* NULL_TEST: IS NULL (else IS NOT NULL) */
-	int			left;
+	int			left;			/* ARITH, COMPARE, COMPUTED: the operand */
 	int			right;
 	int			column;			/* COLUMN, NULL_TEST: index into columns */
 	Oid			column_type;
@@ -338,6 +341,20 @@ compile_clause(Compiler *compiler, Expr *clause)
 			return -1;
 		qual->nodes[node].column = column;
 		qual->nodes[node].is_null_test = test->nulltesttype == IS_NULL;
+		return node;
+	}
+	if (IsA(clause, BooleanTest) && ((BooleanTest *) clause)->booltesttype == IS_NOT_UNKNOWN &&
+		IsA(((BooleanTest *) clause)->arg, NullTest))
+	{
+		NullTest   *test = (NullTest *) ((BooleanTest *) clause)->arg;
+		int			operand;
+
+		if (test->nulltesttype != IS_NULL || test->argisrow)
+			return -1;
+		operand = compile_value(compiler, test->arg);
+		if (operand < 0 || (node = add_node(compiler, NATIVE_COMPUTED)) < 0)
+			return -1;
+		qual->nodes[node].left = operand;
 		return node;
 	}
 	if (IsA(clause, OpExpr))
@@ -746,6 +763,14 @@ run_rows(const RadikNativeQual *qual, int n, RadikQualResult *verdicts)
 						qual->column_nulls[node->column][row] == node->is_null_test;
 				}
 				break;
+			case NATIVE_COMPUTED:
+				for (int row = 0; row < n; row++)
+				{
+					qual->results[i][row] = qual->results[node->left][row] == NODE_ERROR ?
+						NODE_ERROR : NODE_VALUE;
+					qual->values[i][row].i = 1;
+				}
+				break;
 		}
 	}
 
@@ -872,19 +897,29 @@ compile_simple(RadikNativeQual *qual)
 		SimpleClause *clause = &simple[c];
 		NativeOp	op;
 
-		if (compare->kind != NATIVE_COMPARE)
-			break;
-		value = &qual->nodes[compare->left];
-		constant = &qual->nodes[compare->right];
-		op = compare->op;
-		if (value->kind == NATIVE_CONST)
+		if (compare->kind == NATIVE_COMPUTED)
 		{
-			value = &qual->nodes[compare->right];
-			constant = &qual->nodes[compare->left];
-			op = mirrored(compare->op);
+			/* computed for its errors alone: a comparison that always holds, with 0 */
+			value = &qual->nodes[compare->left];
+			constant = NULL;
+			clause->truth_table = comparison_truth_table(OP_LT) | comparison_truth_table(OP_GE);
 		}
-		clause->truth_table = comparison_truth_table(op);
-		if (constant->kind != NATIVE_CONST)
+		else if (compare->kind == NATIVE_COMPARE)
+		{
+			value = &qual->nodes[compare->left];
+			constant = &qual->nodes[compare->right];
+			op = compare->op;
+			if (value->kind == NATIVE_CONST)
+			{
+				value = &qual->nodes[compare->right];
+				constant = &qual->nodes[compare->left];
+				op = mirrored(compare->op);
+			}
+			clause->truth_table = comparison_truth_table(op);
+			if (constant->kind != NATIVE_CONST)
+				break;
+		}
+		else
 			break;
 		column = value;
 		if (value->kind == NATIVE_ARITH)
@@ -906,10 +941,13 @@ compile_simple(RadikNativeQual *qual)
 			break;
 		clause->offset = reader->fixed_offset;
 		clause->column_type = column->column_type;
-		clause->is_float = compare->is_float;
-		clause->int_value = constant->int_value;
-		if (compare->is_float)
-			clause->float_key = radik_key_from_float8(constant->float_value);
+		clause->is_float = column->is_float;
+		if (constant != NULL)
+		{
+			clause->int_value = constant->int_value;
+			if (compare->is_float)
+				clause->float_key = radik_key_from_float8(constant->float_value);
+		}
 		max_attnum = Max(max_attnum, reader->attnum);
 		if (c == qual->nclauses - 1)
 		{

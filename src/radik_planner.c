@@ -147,13 +147,14 @@ typedef struct PlannedSortKey
 
 /*
  * Positions in the CustomPath's custom_private (planner-internal, never copied into a plan):
- * the table's RT index (an Integer), its quals (a list of clauses), and the sort keys (a list of
- * lists of the PlannedSortKey fields).
+ * the sort keys (a list of lists of the PlannedSortKey fields) and the parallel workers planned
+ * (an Integer).  The path's parent is the table it reads, also when the path belongs to the
+ * ordered relation (as postgres_fdw's ordered paths do): create_scan_plan then hands the plan
+ * the table's restriction clauses and puts a gating Result above it for the pseudoconstant
+ * ones, and EXPLAIN knows the table as one the plan reads.
  */
-#define PATH_PRIVATE_RELID	0
-#define PATH_PRIVATE_QUALS	1
-#define PATH_PRIVATE_KEYS	2
-#define PATH_PRIVATE_WORKERS 3
+#define PATH_PRIVATE_KEYS	0
+#define PATH_PRIVATE_WORKERS 1
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
@@ -300,31 +301,15 @@ supported_sort_keys(PlannerInfo *root, RelOptInfo *input_rel)
 }
 
 /*
- * The table's restriction clauses as plain expressions, in an order safe for row-level security:
- * clauses of a lower security level (the policies' and security barrier views') run first, as
- * PostgreSQL's own scans run them (order_qual_clauses); the order is otherwise kept.
+ * The table's restriction clauses as plain expressions, for the path's costs and checks.  The
+ * pseudoconstant ones are left out: as above PostgreSQL's own scans, a gating Result above the
+ * node evaluates them once (create_scan_plan).  The plan node gets the clauses again from
+ * create_customscan_plan, in the order PostgreSQL's scans evaluate them (radik_plan_topk_path).
  */
 static List *
 table_quals(RelOptInfo *input_rel)
 {
-	List	   *quals = NIL;
-	Index		max_level = 0;
-	ListCell   *lc;
-
-	foreach(lc, input_rel->baserestrictinfo)
-		max_level = Max(max_level, lfirst_node(RestrictInfo, lc)->security_level);
-
-	for (Index level = 0; level <= max_level; level++)
-	{
-		foreach(lc, input_rel->baserestrictinfo)
-		{
-			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-
-			if (rinfo->security_level == level)
-				quals = lappend(quals, rinfo->clause);
-		}
-	}
-	return quals;
+	return extract_actual_clauses(input_rel->baserestrictinfo, false);
 }
 
 /* A LIMIT or OFFSET expression's value as the planner sees it: -1 when unknown or NULL. */
@@ -423,8 +408,8 @@ contains_non_extern_param(Node *node, void *context)
 
 /*
  * How many parallel workers should extract keys with the backend running the query, provided the
- * query may run in parallel mode at all and the workers can evaluate the quals and the first sort
- * key (parallel safe, and no Param but the query's own parameters, which are sent along).
+ * query may run in parallel mode at all and the workers can evaluate the quals and the sort keys
+ * (parallel safe, and no Param but the query's own parameters, which are sent along).
  *
  * The table's parallel_workers option rules, as for any parallel scan.  Otherwise radik asks for
  * one worker per min_parallel_table_scan_size of table, up to max_parallel_workers_per_gather,
@@ -437,15 +422,19 @@ contains_non_extern_param(Node *node, void *context)
 static int
 plan_parallel_workers(PlannerInfo *root, RelOptInfo *input_rel, List *quals, List *keys)
 {
-	Expr	   *first_key = ((PlannedSortKey *) linitial(keys))->expr;
+	List	   *key_exprs = NIL;
+	ListCell   *lc;
 
 	if (!root->glob->parallelModeOK || !input_rel->consider_parallel ||
 		max_parallel_workers_per_gather <= 0)
 		return 0;
-	if (!is_parallel_safe(root, (Node *) first_key) || !is_parallel_safe(root, (Node *) quals))
+	/* every key: the workers compute the later ones too, for their errors (radik_scan.c) */
+	foreach(lc, keys)
+		key_exprs = lappend(key_exprs, ((PlannedSortKey *) lfirst(lc))->expr);
+	if (!is_parallel_safe(root, (Node *) key_exprs) || !is_parallel_safe(root, (Node *) quals))
 		return 0;
 	if (contains_non_extern_param((Node *) quals, NULL) ||
-		contains_non_extern_param((Node *) first_key, NULL))
+		contains_non_extern_param((Node *) key_exprs, NULL))
 		return 0;
 	if (input_rel->rel_parallel_workers != -1)
 		return Min(input_rel->rel_parallel_workers, max_parallel_workers_per_gather);
@@ -508,6 +497,30 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	get_tablespace_page_costs(input_rel->reltablespace, NULL, &spc_seq_page_cost);
 	cost_qual_eval(&qual_cost, quals, root);
 	cost_qual_eval_node(&key_cost, (Node *) first_key->expr, root);
+	if (list_length(keys) > 1)
+	{
+		List	   *expression_keys = NIL;
+		bool		later_expression = false;
+		QualCost	computed_cost;
+		ListCell   *lc;
+
+		/* expression keys are all computed for every row when a later key is one (radik_scan.c) */
+		foreach(lc, keys)
+		{
+			Expr	   *expr = ((PlannedSortKey *) lfirst(lc))->expr;
+
+			if (IsA(expr, Var))
+				continue;
+			expression_keys = lappend(expression_keys, expr);
+			later_expression |= foreach_current_index(lc) > 0;
+		}
+		if (later_expression)
+		{
+			cost_qual_eval(&computed_cost, expression_keys, root);
+			key_cost.startup += computed_cost.startup;
+			key_cost.per_tuple += computed_cost.per_tuple;
+		}
+	}
 
 	/*
 	 * Reading the table and running the quals, as a sequential scan does, and extracting and
@@ -598,12 +611,12 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 
 /*
  * A path of radik's node reading the table scan_rel and yielding its best rows in the query's
- * order, as a path of parent_rel (the ordered relation, or scan_rel itself when it is a member of
- * an append relation) with the given target; NULL where radik declines.
+ * order with the given target, for the ordered relation or, when scan_rel is a member of an
+ * append relation, for scan_rel itself; NULL where radik declines.
  */
 static CustomPath *
-make_topk_path(PlannerInfo *root, RelOptInfo *scan_rel, RelOptInfo *parent_rel,
-			   PathTarget *target, double gpu_startup_share)
+make_topk_path(PlannerInfo *root, RelOptInfo *scan_rel, PathTarget *target,
+			   double gpu_startup_share)
 {
 	CustomPath *path;
 	List	   *keys;
@@ -637,7 +650,7 @@ make_topk_path(PlannerInfo *root, RelOptInfo *scan_rel, RelOptInfo *parent_rel,
 
 	path = makeNode(CustomPath);
 	path->path.pathtype = T_CustomScan;
-	path->path.parent = parent_rel;
+	path->path.parent = scan_rel;
 	path->path.pathtarget = target;
 	path->path.param_info = NULL;
 	/*
@@ -651,18 +664,39 @@ make_topk_path(PlannerInfo *root, RelOptInfo *scan_rel, RelOptInfo *parent_rel,
 	/* The selected rows stay in memory: the node can return them backward too (cursors). */
 	path->flags = CUSTOMPATH_SUPPORT_PROJECTION | CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	path->custom_paths = NIL;
-	path->custom_private = list_make4(makeInteger(scan_rel->relid), quals, key_private,
-									  makeInteger(workers));
+	path->custom_private = list_make2(key_private, makeInteger(workers));
 	path->methods = &radik_path_methods;
 	cost_topk_path(root, scan_rel, path, quals, keys, target, workers, gpu_startup_share);
 	return path;
 }
 
-/* Offer path in rel; under radik.force (for testing) as rel's only way to produce its rows. */
-static void
-add_topk_path(RelOptInfo *rel, CustomPath *path)
+/*
+ * Is root the subquery planagg.c builds to read min(x) or max(x) of the query above it as
+ * "SELECT x ... ORDER BY x LIMIT 1" (build_minmax_path)?  Its one target entry is named
+ * "agg_target", and the query it was copied from has the aggregates.
+ */
+static bool
+planning_minmax_subquery(PlannerInfo *root)
 {
-	if (radik_force)
+	TargetEntry *tle;
+
+	if (root->parent_root == NULL || !root->parent_root->parse->hasAggs ||
+		root->parse->hasAggs || list_length(root->processed_tlist) != 1)
+		return false;
+	tle = linitial_node(TargetEntry, root->processed_tlist);
+	return tle->resname != NULL && strcmp(tle->resname, "agg_target") == 0;
+}
+
+/*
+ * Offer path in rel; under radik.force (for testing) as rel's only way to produce its rows,
+ * except for min() and max(): radik.force asks for radik where radik can answer, not instead of
+ * the index that reads one row for them (planagg.c builds their "ORDER BY x LIMIT 1" over the
+ * members of a partitioned table).
+ */
+static void
+add_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *path)
+{
+	if (radik_force && !planning_minmax_subquery(root))
 	{
 		/*
 		 * For a member of an append relation, so that whichever plan the planner builds over the
@@ -684,9 +718,9 @@ add_ordered_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *orde
 	if (target == NULL || !query_shape_supported(root) ||
 		input_rel->reloptkind != RELOPT_BASEREL || !table_readable(root, input_rel))
 		return;
-	path = make_topk_path(root, input_rel, ordered_rel, target, 1.0);
+	path = make_topk_path(root, input_rel, target, 1.0);
 	if (path != NULL)
-		add_topk_path(ordered_rel, path);
+		add_topk_path(root, ordered_rel, path);
 }
 
 /*
@@ -732,11 +766,11 @@ add_member_topk_path(PlannerInfo *root, RelOptInfo *member_rel)
 	if (compare_pathkeys(root->query_pathkeys, root->sort_pathkeys) != PATHKEYS_EQUAL)
 		return;
 	/* the members share the GPU's start, where the query would wait for it (else it is free) */
-	path = make_topk_path(root, member_rel, member_rel, member_rel->reltarget,
+	path = make_topk_path(root, member_rel, member_rel->reltarget,
 						  radik_gpu_startup_pending() ?
 						  1.0 / count_readable_members(root, member_rel) : 1.0);
 	if (path != NULL)
-		add_topk_path(member_rel, path);
+		add_topk_path(root, member_rel, path);
 }
 
 static void
@@ -762,8 +796,11 @@ radik_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEn
 
 /*
  * PlanCustomPath: the CustomScan node for the chosen path (layout in radik_scan.h).  tlist is the
- * path's target, built by create_scan_plan; the table's quals come from the path (clauses is
- * empty for the ordered relation, and the same quals as RestrictInfos for an append member).
+ * path's target, built by create_scan_plan; clauses are the table's restriction clauses, which
+ * create_customscan_plan has put in the order PostgreSQL's own scans evaluate them
+ * (order_qual_clauses: row-level security's first, then the cheapest), so that a row
+ * PostgreSQL's Filter rejects before reaching a clause that would fail never raises that
+ * clause's error here either.  The pseudoconstant ones are left to the gating Result above.
  */
 static Plan *
 radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist,
@@ -771,8 +808,6 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 {
 	Query	   *parse = root->parse;
 	CustomScan *cscan = makeNode(CustomScan);
-	Index		relid = intVal(list_nth(best_path->custom_private, PATH_PRIVATE_RELID));
-	List	   *quals = list_nth(best_path->custom_private, PATH_PRIVATE_QUALS);
 	List	   *key_private = list_nth(best_path->custom_private, PATH_PRIVATE_KEYS);
 	int			workers = intVal(list_nth(best_path->custom_private, PATH_PRIVATE_WORKERS));
 	bool		with_ties = parse->limitOption == LIMIT_OPTION_WITH_TIES;
@@ -805,8 +840,8 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 	}
 
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = copyObject(quals);
-	cscan->scan.scanrelid = relid;
+	cscan->scan.plan.qual = extract_actual_clauses(clauses, false);
+	cscan->scan.scanrelid = rel->relid;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = NIL;
 	cscan->custom_exprs = list_concat(list_make2(limit_count, limit_offset), key_exprs);

@@ -31,10 +31,13 @@
  * all: each is made from its selected key, turned back into its value, except the rare keys that
  * stand for several values (a float zero, which may be -0, and NaN), whose rows are fetched.
  *
- * The quals run during the selection only; the node's ps.qual is cleared so that ExecScan does
- * not run them a second time on the rows returned.  When the plan has workers and the executor
- * runs in parallel mode, the selection hands them the quals and the first key as plan
- * expressions, with the query's parameters, to read part of the table (radik_parallel.c).
+ * The quals run during the selection only, in the plan's order, which is PostgreSQL's; the
+ * node's ps.qual is cleared so that ExecScan does not run them a second time on the rows
+ * returned.  With them run clauses that compute the later sort keys of every row for their
+ * errors alone (selection_quals), as a Sort's input computes every key of every row.  When the
+ * plan has workers and the executor runs in parallel mode, the selection hands them those
+ * clauses and the first key as plan expressions, with the query's parameters, to read part of
+ * the table (radik_parallel.c).
  *
  * The selected TIDs stay in memory until the end or a rescan, so the node also walks them
  * backward (a cursor's FETCH BACKWARD) without a Material node above it, as a Sort would.
@@ -60,6 +63,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "storage/bufmgr.h"
@@ -81,7 +85,8 @@ typedef struct RadikScanState
 {
 	CustomScanState css;
 
-	ExprState  *qual;			/* the table's WHERE clauses, run while selecting */
+	List	   *row_quals;		/* what runs on every row while selecting (selection_quals) */
+	ExprState  *qual;			/* row_quals compiled */
 	ExprState  *limit_count;
 	ExprState  *limit_offset;
 	int			nkeys;
@@ -215,6 +220,55 @@ target_reads_only_column(CustomScan *cscan, AttrNumber attnum)
 	return bms_is_empty(columns);
 }
 
+/*
+ * Always true, but computes expr first, raising any error it raises: a clause that computes a
+ * sort key for its errors alone.
+ */
+static Expr *
+computed_for_errors(Expr *expr)
+{
+	NullTest   *null_test = makeNode(NullTest);
+	BooleanTest *known = makeNode(BooleanTest);
+
+	null_test->arg = expr;
+	null_test->nulltesttype = IS_NULL;
+	null_test->argisrow = false;
+	null_test->location = -1;
+	known->arg = (Expr *) null_test;
+	known->booltesttype = IS_NOT_UNKNOWN;
+	known->location = -1;
+	return (Expr *) known;
+}
+
+/*
+ * The clauses run on every row while selecting, in the plan's order: the table's quals, then,
+ * when a sort key after the first is an expression, one clause per sort key computed from an
+ * expression (computed_for_errors), in the order of the keys.  PostgreSQL computes every sort
+ * key of every row that passes the quals before it sorts, so a key that fails on some row fails
+ * its query; the node needs the later keys only for the rows tied on the first key, but computes
+ * them for every row too, so that such a query raises the same error.  (A first key that is the
+ * only expression is computed for every row anyway.)
+ */
+static List *
+selection_quals(CustomScan *cscan, const RadikSortKey *keys, int nkeys)
+{
+	List	   *quals = list_copy(cscan->scan.plan.qual);
+	bool		later_expression = false;
+
+	for (int i = 1; i < nkeys; i++)
+		later_expression |= keys[i].attnum <= 0;
+	if (!later_expression)
+		return quals;
+	for (int i = 0; i < nkeys; i++)
+	{
+		if (keys[i].attnum <= 0)
+			quals = lappend(quals,
+							computed_for_errors(list_nth(cscan->custom_exprs,
+														 RADIK_EXPR_FIRST_KEY + i)));
+	}
+	return quals;
+}
+
 static void
 radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -238,7 +292,6 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	node->ss.ps.subPlan = NIL;
 	ExecInitScanTupleSlot(estate, &node->ss, RelationGetDescr(rel), &TTSOpsHeapTuple);
 	ExecAssignScanProjectionInfoWithVarno(&node->ss, cscan->scan.scanrelid);
-	state->qual = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
 	node->ss.ps.qual = NULL;	/* run while selecting, not again by ExecScan */
 
 	state->limit_count = ExecInitExpr(list_nth(cscan->custom_exprs, RADIK_EXPR_LIMIT_COUNT),
@@ -269,6 +322,8 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 		state->collations[i] = InvalidOid;	/* the supported types are not collatable */
 		state->nulls_first[i] = key->nulls_first;
 	}
+	state->row_quals = selection_quals(cscan, state->keys, state->nkeys);
+	state->qual = ExecInitQual(state->row_quals, &node->ss.ps);
 
 	/* Several keys, or a first key the engine only summarizes (numeric): candidates are sorted. */
 	state->sort_candidates = radik_keys_sort_candidates(state->nkeys, state->keys[0].type);
@@ -298,7 +353,7 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 											RADIK_OPTION_WORKERS);
 	state->with_ties = list_nth_int(list_nth(cscan->custom_private, RADIK_PRIVATE_OPTIONS),
 									RADIK_OPTION_WITH_TIES) != 0;
-	state->parallel.quals = cscan->scan.plan.qual;
+	state->parallel.quals = state->row_quals;
 	state->parallel.key_expr = list_nth(cscan->custom_exprs, RADIK_EXPR_FIRST_KEY);
 	state->parallel.params = estate->es_param_list_info;
 
@@ -818,9 +873,9 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 						psprintf("%s with ties", deparse_rows_wanted(cscan, context, useprefix)) :
 						deparse_rows_wanted(cscan, context, useprefix), es);
 	/* Whether the quals run on raw column values (radik_native_qual.c), for those who ask. */
-	if (es->verbose && cscan->scan.plan.qual != NIL)
+	if (es->verbose && state->row_quals != NIL)
 		ExplainPropertyBool("Native Quals",
-							radik_native_qual_compile(cscan->scan.plan.qual,
+							radik_native_qual_compile(state->row_quals,
 													  node->ss.ss_currentRelation) != NULL, es);
 	if (state->parallel.nworkers > 0)
 	{
