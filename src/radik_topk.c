@@ -20,6 +20,16 @@
  * never selected by default ("top" implies a value); nulls => 'first' or 'last' place them as
  * ORDER BY's NULLS FIRST / NULLS LAST would.
  *
+ * radik reads a heap table's pages itself; some tables keep their rows elsewhere: a partitioned
+ * table in its partitions, an inheritance parent in its children too, a foreign table on
+ * another server, a table of another access method (columnar, ...) in its own format, a table
+ * Citus distributes (listed in Citus's catalog pg_dist_partition) on its worker nodes, its
+ * coordinator holding an empty or stale shell.  Reading such a table's own heap would return
+ * wrong rows without an error, so the row form asks PostgreSQL the equivalent query instead
+ * (select_by_query: SELECT * ... ORDER BY col LIMIT k, which the planner, the foreign data
+ * wrapper or Citus answers, radik's custom scan included where it can), and the row-id form,
+ * whose heap TIDs would not name those rows, refuses with an error that says what to use.
+ *
  * The function reads the table with the caller's snapshot, so it is STABLE; it is PARALLEL
  * RESTRICTED because a parallel worker cannot read the leader's temporary tables, which the
  * planner cannot see behind a function call.
@@ -29,9 +39,9 @@
  * regclass form, every column for the row form).  Row-level security policies are applied: the
  * rewriter's own get_row_security_policies() gives the quals a SELECT would get, and they are
  * evaluated on every row before its key is read.  A policy containing a subquery would need the
- * planner, so such a table is refused with an error instead.  Names are resolved as
- * identifiers (regclass input, get_attnum on the column name as given), never spliced into
- * SQL text.
+ * planner: the row form then asks the equivalent query too, and the row-id form refuses.  Names
+ * are resolved as identifiers (regclass input, get_attnum on the column name as given); the
+ * equivalent query names the table and the column by their catalog names, quoted.
  */
 #include "postgres.h"
 
@@ -40,9 +50,15 @@
 #include "access/sysattr.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/genam.h"
+#include "catalog/namespace.h"
 #include "catalog/objectaddress.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
+#include "executor/spi.h"
 #include "executor/executor.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -54,6 +70,7 @@
 #include "rewrite/rowsecurity.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
@@ -84,6 +101,17 @@ typedef enum NullsPlacement
 	NULLS_LAST
 } NullsPlacement;
 
+/* Where a table keeps its rows, when radik cannot read them in the table's own heap. */
+typedef enum RowsPlace
+{
+	ROWS_IN_HEAP,				/* a heap table without children: radik reads it */
+	ROWS_IN_PARTITIONS,
+	ROWS_IN_CHILDREN,			/* an inheritance parent's children hold rows too */
+	ROWS_ON_FOREIGN_SERVER,
+	ROWS_IN_OTHER_ACCESS_METHOD,
+	ROWS_DISTRIBUTED			/* a table Citus distributes */
+} RowsPlace;
+
 /* A call's arguments, checked and resolved, and the open table. */
 typedef struct TopkRequest
 {
@@ -102,7 +130,10 @@ static NullsPlacement parse_nulls_placement(text *nulls);
 static Relation open_table(Oid relid);
 static void check_selectable(Relation rel, AttrNumber key_attnum, AttrNumber returned_attnum);
 static void resolve_key_column(TopkRequest *req, const char *colname);
-static List *row_security_quals(Relation rel);
+static RowsPlace rows_place(Relation rel);
+static void refuse_row_ids(Relation rel, RowsPlace place);
+static void select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req);
+static List *row_security_quals(Relation rel, bool *has_sublinks);
 static RadikSelectResult *run_selection(TopkRequest *req, List *security_quals);
 static void topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows);
 
@@ -223,7 +254,9 @@ topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows)
 	char	   *colname = NameStr(*PG_GETARG_NAME(ARG_COLUMN));
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	RadikSelectResult *result = NULL;
+	RowsPlace	place;
 	List	   *security_quals;
+	bool		policy_has_sublinks;
 
 	memset(&req, 0, sizeof(req));
 	req.k = PG_GETARG_INT64(ARG_K);
@@ -241,7 +274,29 @@ topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows)
 	resolve_key_column(&req, colname);
 	check_selectable(req.rel, req.attnum,
 					 whole_rows ? InvalidAttrNumber : SelfItemPointerAttributeNumber);
-	security_quals = row_security_quals(req.rel);
+
+	/* rows radik cannot read in the table's heap: the equivalent query (see the file header) */
+	place = rows_place(req.rel);
+	if (place != ROWS_IN_HEAP && !whole_rows)
+		refuse_row_ids(req.rel, place);
+	security_quals = place == ROWS_IN_HEAP ?
+		row_security_quals(req.rel, &policy_has_sublinks) : NIL;
+	if (place == ROWS_IN_HEAP && policy_has_sublinks && !whole_rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("radik_topk cannot apply the row-level security policies of table \"%s\"",
+						RelationGetRelationName(req.rel)),
+				 errdetail("A policy that applies to you contains a subquery, which radik_topk cannot evaluate."),
+				 errhint("Use radik_topk(NULL::%s, ...), which returns the rows themselves, or SELECT ... ORDER BY ... LIMIT.",
+						 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(req.rel)),
+													RelationGetRelationName(req.rel)))));
+	if (place != ROWS_IN_HEAP || policy_has_sublinks)
+	{
+		if (req.k > 0)
+			select_by_query(rsinfo, &req);
+		table_close(req.rel, NoLock);
+		return;
+	}
 
 	if (req.k > 0)
 		result = run_selection(&req, security_quals);
@@ -349,24 +404,13 @@ open_table(Oid relid)
 							 quote_identifier(relname))));
 			break;
 		case RELKIND_PARTITIONED_TABLE:
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("radik_topk cannot select from partitioned table \"%s\"", relname),
-					 errdetail("A partitioned table keeps its rows in its partitions."),
-					 errhint("Use SELECT ... ORDER BY ... LIMIT on the partitioned table, or call radik_topk on each partition.")));
-			break;
 		case RELKIND_FOREIGN_TABLE:
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("radik_topk cannot select from foreign table \"%s\"", relname),
-					 errdetail("The rows of a foreign table live on another server."),
-					 errhint("Use SELECT ... ORDER BY ... LIMIT on the foreign table.")));
-			break;
+			break;				/* rows kept elsewhere: see rows_place */
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 					 errmsg("\"%s\" is not a table", relname),
-					 errdetail("radik_topk selects from tables and materialized views.")));
+					 errdetail("radik_topk selects from tables, partitioned and foreign tables, and materialized views.")));
 	}
 
 	if (RELATION_IS_OTHER_TEMP(rel))
@@ -441,20 +485,21 @@ check_selectable(Relation rel, AttrNumber key_attnum, AttrNumber returned_attnum
  * The row-level security quals a SELECT on rel would get for the current user (NIL when none
  * apply), ready for ExecInitQual.  They come from the rewriter's own function, so permissive
  * and restrictive policies, policies for other roles, FORCE ROW LEVEL SECURITY, BYPASSRLS and
- * row_security = off behave exactly as in a query.
+ * row_security = off behave exactly as in a query.  *has_sublinks is set when a policy holds a
+ * subquery, which only a planned query can evaluate (the quals are NIL then).
  */
 static List *
-row_security_quals(Relation rel)
+row_security_quals(Relation rel, bool *has_sublinks)
 {
 	Query	   *query = makeNode(Query);
 	RangeTblEntry *rte = makeNode(RangeTblEntry);
 	List	   *security_quals;
 	List	   *with_check_options;
 	bool		has_row_security;
-	bool		has_sublinks;
 	List	   *planned = NIL;
 	ListCell   *lc;
 
+	*has_sublinks = false;
 	if (check_enable_rls(RelationGetRelid(rel), InvalidOid, false) != RLS_ENABLED)
 		return NIL;
 
@@ -468,19 +513,155 @@ row_security_quals(Relation rel)
 	query->rtable = list_make1(rte);
 
 	get_row_security_policies(query, rte, 1, &security_quals, &with_check_options,
-							  &has_row_security, &has_sublinks);
-
-	if (has_sublinks)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("radik_topk cannot apply the row-level security policies of table \"%s\"",
-						RelationGetRelationName(rel)),
-				 errdetail("A policy that applies to you contains a subquery, which radik_topk cannot evaluate."),
-				 errhint("Use SELECT ... ORDER BY ... LIMIT, which applies every policy.")));
+							  &has_row_security, has_sublinks);
+	if (*has_sublinks)
+		return NIL;
 
 	foreach(lc, security_quals)
 		planned = lappend(planned, expression_planner((Expr *) lfirst(lc)));
 	return planned;
+}
+
+/*
+ * Is relid a table Citus distributes: a distributed, reference or Citus local table, whose rows
+ * live in shards while the relation itself is an empty or stale shell?  Such a table has a row
+ * in Citus's catalog pg_catalog.pg_dist_partition; without that catalog Citus is not installed.
+ * The catalog is read directly (no privilege on it needed), by a scan for the one relation.
+ */
+static bool
+citus_distributes(Oid relid)
+{
+	Oid			catalog_id = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+	Relation	catalog;
+	AttrNumber	attnum;
+	ScanKeyData key;
+	SysScanDesc scan;
+	bool		found;
+
+	if (!OidIsValid(catalog_id))
+		return false;
+	attnum = get_attnum(catalog_id, "logicalrelid");
+	if (attnum == InvalidAttrNumber)
+		return false;
+	catalog = table_open(catalog_id, AccessShareLock);
+	ScanKeyInit(&key, attnum, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(catalog, InvalidOid, false, NULL, 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+	return found;
+}
+
+/* Where rel keeps its rows: in its own heap, where radik reads them, or elsewhere. */
+static RowsPlace
+rows_place(Relation rel)
+{
+	Oid			relid = RelationGetRelid(rel);
+
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		return ROWS_IN_PARTITIONS;
+	if (rel->rd_rel->relkind == RELKIND_FOREIGN_TABLE)
+		return ROWS_ON_FOREIGN_SERVER;
+	if (citus_distributes(relid))
+		return ROWS_DISTRIBUTED;
+	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+		return ROWS_IN_OTHER_ACCESS_METHOD;
+	if (rel->rd_rel->relhassubclass && find_inheritance_children(relid, NoLock) != NIL)
+		return ROWS_IN_CHILDREN;
+	return ROWS_IN_HEAP;
+}
+
+/* The row-id form for a table whose rows heap TIDs of its own do not name: an error. */
+static void
+refuse_row_ids(Relation rel, RowsPlace place)
+{
+	const char *relname = RelationGetRelationName(rel);
+	const char *detail;
+
+	switch (place)
+	{
+		case ROWS_IN_PARTITIONS:
+			detail = _("A partitioned table keeps its rows in its partitions, whose row ids repeat across partitions.");
+			break;
+		case ROWS_IN_CHILDREN:
+			detail = _("Its inheritance children hold rows too, and row ids repeat across tables.");
+			break;
+		case ROWS_ON_FOREIGN_SERVER:
+			detail = _("The rows of a foreign table live on another server.");
+			break;
+		case ROWS_DISTRIBUTED:
+			detail = _("Citus distributes the table: its rows live in shards, on other nodes.");
+			break;
+		default:
+			detail = _("Its table access method does not keep rows by heap row ids.");
+			break;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("radik_topk cannot return row ids of table \"%s\"", relname),
+			 errdetail_internal("%s", detail),
+			 errhint("Use radik_topk(NULL::%s, ...), which returns the rows themselves, or SELECT ... ORDER BY ... LIMIT.",
+					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+												relname))));
+}
+
+/*
+ * The row form by the equivalent query, for a table whose rows radik cannot read in its heap:
+ * SELECT * FROM tbl [WHERE col IS NOT NULL] ORDER BY col ASC|DESC NULLS FIRST|LAST LIMIT k, run
+ * through SPI with the caller's snapshot (read-only, as the function is STABLE), so that the
+ * planner applies privileges, row-level security (policies with subqueries too) and whatever
+ * reads the rows (partitions, children, a foreign data wrapper, Citus).  Its rows go into the
+ * result, whose row type also has the table's dropped columns (NULL there).
+ */
+static void
+select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req)
+{
+	Relation	rel = req->rel;
+	TupleDesc	result_desc = rsinfo->setDesc;
+	StringInfoData sql;
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1] = {Int64GetDatum(req->k)};
+	Datum	   *values = palloc(result_desc->natts * sizeof(Datum));
+	bool	   *nulls = palloc(result_desc->natts * sizeof(bool));
+	int			status;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT * FROM %s",
+					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+												RelationGetRelationName(rel)));
+	if (req->nulls == NULLS_EXCLUDE)
+		appendStringInfo(&sql, " WHERE %s IS NOT NULL",
+						 quote_identifier(get_attname(RelationGetRelid(rel), req->attnum, false)));
+	appendStringInfo(&sql, " ORDER BY %s %s NULLS %s LIMIT $1",
+					 quote_identifier(get_attname(RelationGetRelid(rel), req->attnum, false)),
+					 req->smallest ? "ASC" : "DESC",
+					 req->nulls == NULLS_FIRST ? "FIRST" : "LAST");
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "radik_topk: SPI_connect failed");
+	status = SPI_execute_with_args(sql.data, 1, argtypes, args, NULL, true, 0);
+	if (status != SPI_OK_SELECT)
+		elog(ERROR, "radik_topk: SPI_execute_with_args returned %s", SPI_result_code_string(status));
+
+	for (uint64 row = 0; row < SPI_processed; row++)
+	{
+		HeapTuple	tuple = SPI_tuptable->vals[row];
+		int			column = 0;		/* the query's columns: the table's live ones, in order */
+
+		CHECK_FOR_INTERRUPTS();
+		for (int att = 0; att < result_desc->natts; att++)
+		{
+			if (TupleDescAttr(result_desc, att)->attisdropped)
+			{
+				values[att] = (Datum) 0;
+				nulls[att] = true;
+				continue;
+			}
+			values[att] = SPI_getbinval(tuple, SPI_tuptable->tupdesc, ++column, &nulls[att]);
+		}
+		tuplestore_putvalues(rsinfo->setResult, result_desc, values, nulls);
+	}
+	SPI_finish();
 }
 
 /* Run radik_select_rows with the key, the NULL rule and the row-level security quals. */
