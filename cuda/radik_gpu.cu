@@ -119,6 +119,35 @@ static int	programmatic_launch;	/* compute capability 9.0 or later */
 
 static void wait_for_background_start(void);
 
+/*
+ * probe_message for a cudaGetDeviceCount that failed with e, in the words of what is missing: the
+ * CUDA runtime's own message for a machine without a driver is "CUDA driver version is
+ * insufficient for CUDA runtime version", which reads as a version problem.
+ */
+static void
+describe_missing_device(cudaError_t e)
+{
+	int			driver_version = 0;
+	int			runtime_version = 0;
+
+	(void) cudaDriverGetVersion(&driver_version);	/* 0 when no driver is loaded */
+	(void) cudaRuntimeGetVersion(&runtime_version);
+	(void) cudaGetLastError();
+	if (e == cudaErrorNoDevice)
+		snprintf(probe_message, sizeof(probe_message), "no NVIDIA GPU is present");
+	else if (e == cudaErrorInsufficientDriver && driver_version == 0)
+		snprintf(probe_message, sizeof(probe_message),
+				 "no NVIDIA driver is installed (or its kernel module is not loaded)");
+	else if (e == cudaErrorInsufficientDriver)
+		snprintf(probe_message, sizeof(probe_message),
+				 "the NVIDIA driver supports CUDA %d.%d, older than the CUDA %d.%d radik was built with",
+				 driver_version / 1000, driver_version % 1000 / 10,
+				 runtime_version / 1000, runtime_version % 1000 / 10);
+	else
+		snprintf(probe_message, sizeof(probe_message), "no usable CUDA device: %s",
+				 cudaGetErrorString(e));
+}
+
 /* The probe itself (once per process): device count, properties, the context. */
 static void
 probe_device(void)
@@ -134,13 +163,12 @@ probe_device(void)
 		{
 			(void) cudaGetLastError();
 			probe_status = RADIK_NO_DEVICE;
-			snprintf(probe_message, sizeof(probe_message), "no usable CUDA device: %s",
-					 cudaGetErrorString(e));
+			describe_missing_device(e);
 		}
 		else if (count == 0)
 		{
 			probe_status = RADIK_NO_DEVICE;
-			snprintf(probe_message, sizeof(probe_message), "no CUDA device is present");
+			snprintf(probe_message, sizeof(probe_message), "no NVIDIA GPU is present");
 		}
 		else if ((e = cudaGetDeviceProperties(&prop, 0)) != cudaSuccess ||
 				 (e = cudaSetDevice(0)) != cudaSuccess ||

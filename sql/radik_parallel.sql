@@ -27,6 +27,26 @@ SELECT radik_explain('SELECT * FROM radik_pt ORDER BY f8 DESC LIMIT 10');
 SELECT radik_workers_launched('SELECT * FROM radik_pt ORDER BY f8 DESC LIMIT 10') > 0
 	AS workers_ran;
 
+-- EXPLAIN (ANALYZE, BUFFERS) counts the pages the workers read too: the node reads every page of
+-- the table once (radik_pt is in shared buffers, just written), in whichever process, as
+-- PostgreSQL's parallel plan does.
+CREATE FUNCTION radik_pages_counted(stmt text, use_radik boolean) RETURNS int8
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan json;
+BEGIN
+	PERFORM set_config('radik.enabled', CASE WHEN use_radik THEN 'on' ELSE 'off' END, true);
+	EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ' || stmt INTO plan;
+	PERFORM set_config('radik.enabled', 'on', true);
+	RETURN (plan -> 0 -> 'Plan' ->> 'Shared Hit Blocks')::int8 +
+		(plan -> 0 -> 'Plan' ->> 'Shared Read Blocks')::int8;
+END $$;
+SELECT radik_pages_counted(q, true) >= pg_relation_size('radik_pt') / current_setting('block_size')::int8
+		AS all_pages_counted,
+	   radik_pages_counted(q, true) >= radik_pages_counted(q, false) - 100 AS about_as_postgres
+FROM (VALUES ('SELECT id FROM radik_pt ORDER BY f8 DESC LIMIT 10')) v(q);
+DROP FUNCTION radik_pages_counted(text, boolean);
+
 -- Every key type, both directions, NULLs first and last, k from 1 to more than the table has.
 SELECT ord, k, radik_check('*', 'radik_pt', ord, 'LIMIT ' || k, split_part(ord, ' ', 1)) AS result
 FROM unnest(ARRAY['i2', 'i4 DESC', 'i8 NULLS FIRST', 'f4 DESC NULLS LAST', 'f8',

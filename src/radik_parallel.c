@@ -21,6 +21,10 @@
  * the selection has settled a worker sends almost nothing, and the leader mostly waits for the
  * scan to end.
  *
+ * Each worker counts the buffers it reads and the WAL it writes (page pruning) into shared
+ * memory, and the leader adds them to its own counts once the workers have finished, as a Gather
+ * does, so that EXPLAIN (ANALYZE, BUFFERS) and pg_stat_statements count the whole scan.
+ *
  * The workers never load the GPU engine: they only read the heap.
  */
 #include "postgres.h"
@@ -29,6 +33,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "executor/executor.h"
+#include "executor/instrument.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "port/atomics.h"
@@ -47,6 +52,8 @@
 #define RADIK_TOC_KEY_EXPR	UINT64CONST(0x5241444B00000003)
 #define RADIK_TOC_PARAMS	UINT64CONST(0x5241444B00000004)
 #define RADIK_TOC_QUEUES	UINT64CONST(0x5241444B00000005)
+#define RADIK_TOC_BUFFER_USAGE	UINT64CONST(0x5241444B00000006)
+#define RADIK_TOC_WAL_USAGE	UINT64CONST(0x5241444B00000007)
 
 /*
  * Each worker's queue to the leader, and the most rows a worker sends in one message, and the
@@ -97,6 +104,8 @@ struct RadikParallelScan
 	ParallelContext *pcxt;
 	RadikParallelShared *shared;
 	int			key_bytes;
+	BufferUsage *buffer_usage;	/* each worker's, in shared memory */
+	WalUsage   *wal_usage;
 	int			nqueues;		/* one per launched worker */
 	shm_mq_handle **queues;		/* NULL once its worker has finished */
 	int			nactive;
@@ -129,6 +138,8 @@ radik_parallel_begin(Relation rel, Snapshot snapshot, const RadikSortKey *key, E
 	Size		shared_size;
 	Size		params_size = 0;
 	char	   *queue_space;
+	BufferUsage *buffer_usage;
+	WalUsage   *wal_usage;
 
 	Assert(nworkers > 0 && IsInParallelMode());
 	Assert(key->attnum > 0 || key_expr != NULL);
@@ -148,7 +159,9 @@ radik_parallel_begin(Relation rel, Snapshot snapshot, const RadikSortKey *key, E
 		shm_toc_estimate_chunk(&pcxt->estimator, params_size);
 	}
 	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(RADIK_QUEUE_BYTES, nworkers));
-	shm_toc_estimate_keys(&pcxt->estimator, 5);
+	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(sizeof(BufferUsage), nworkers));
+	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(sizeof(WalUsage), nworkers));
+	shm_toc_estimate_keys(&pcxt->estimator, 7);
 
 	InitializeParallelDSM(pcxt);
 	if (pcxt->seg == NULL)
@@ -195,12 +208,21 @@ radik_parallel_begin(Relation rel, Snapshot snapshot, const RadikSortKey *key, E
 	}
 	shm_toc_insert(pcxt->toc, RADIK_TOC_QUEUES, queue_space);
 
+	buffer_usage = shm_toc_allocate(pcxt->toc, mul_size(sizeof(BufferUsage), nworkers));
+	memset(buffer_usage, 0, mul_size(sizeof(BufferUsage), nworkers));
+	shm_toc_insert(pcxt->toc, RADIK_TOC_BUFFER_USAGE, buffer_usage);
+	wal_usage = shm_toc_allocate(pcxt->toc, mul_size(sizeof(WalUsage), nworkers));
+	memset(wal_usage, 0, mul_size(sizeof(WalUsage), nworkers));
+	shm_toc_insert(pcxt->toc, RADIK_TOC_WAL_USAGE, wal_usage);
+
 	LaunchParallelWorkers(pcxt);
 
 	/* The launched workers are the first nworkers_launched (as ExecParallelCreateReaders). */
 	pscan = palloc0(sizeof(RadikParallelScan));
 	pscan->pcxt = pcxt;
 	pscan->shared = shared;
+	pscan->buffer_usage = buffer_usage;
+	pscan->wal_usage = wal_usage;
 	radik_key_map(key->type, key->descending, &pscan->key_bytes);
 	pscan->nqueues = pcxt->nworkers_launched;
 	pscan->nactive = pscan->nqueues;
@@ -313,6 +335,8 @@ radik_parallel_end(RadikParallelScan *pscan, int64 *rows_scanned, int64 *rows_ma
 		pscan->queues[i] = NULL;
 	}
 	WaitForParallelWorkersToFinish(pscan->pcxt);
+	for (int i = 0; i < pscan->pcxt->nworkers_launched; i++)
+		InstrAccumParallelQuery(&pscan->buffer_usage[i], &pscan->wal_usage[i]);
 	*rows_scanned += pscan->shared->rows_scanned;
 	*rows_matched += pscan->shared->rows_matched;
 	DestroyParallelContext(pscan->pcxt);
@@ -362,6 +386,8 @@ radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
 	char	   *quals_string = shm_toc_lookup(toc, RADIK_TOC_QUALS, true);
 	char	   *key_string = shm_toc_lookup(toc, RADIK_TOC_KEY_EXPR, true);
 	char	   *params_space = shm_toc_lookup(toc, RADIK_TOC_PARAMS, true);
+	BufferUsage *buffer_usage = shm_toc_lookup(toc, RADIK_TOC_BUFFER_USAGE, false);
+	WalUsage   *wal_usage = shm_toc_lookup(toc, RADIK_TOC_WAL_USAGE, false);
 	shm_mq	   *mq;
 	shm_mq_handle *queue;
 	Relation	rel;
@@ -377,6 +403,7 @@ radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
 	mq = (shm_mq *) (queue_space + (Size) ParallelWorkerNumber * RADIK_QUEUE_BYTES);
 	shm_mq_set_sender(mq, MyProc);
 	queue = shm_mq_attach(mq, seg, NULL);
+	InstrStartParallelQuery();
 
 	/* The leader holds this lock too; group locking lets the worker share it. */
 	rel = table_open(shared->relid, AccessShareLock);
@@ -428,5 +455,6 @@ radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
 	table_close(rel, AccessShareLock);
 	FreeExprContext(econtext, true);
 	FreeExecutorState(estate);
+	InstrEndParallelQuery(&buffer_usage[ParallelWorkerNumber], &wal_usage[ParallelWorkerNumber]);
 	shm_mq_detach(queue);
 }
