@@ -1,0 +1,168 @@
+#!/bin/bash
+# queries.sh: whole queries, PostgreSQL's plan against radik's, in one run on one server.
+#
+# Builds t(id int8, v float4, i8 int8, ts timestamptz, grp int4, name text) of --rows rows (v and
+# i8 random, ts in insertion order as in an append-mostly table, grp one of 1000 groups, name a
+# random 32-character text), then times each query shape for each k and each
+# max_parallel_workers_per_gather, once with radik.enabled = off and once with radik.force = on,
+# in each regime:
+#   prewarmed   the table loaded into shared_buffers with pg_prewarm first
+#   restarted   the server restarted first (--restart); a table larger than a quarter of
+#               shared_buffers is then read through a small ring of buffers, from the operating
+#               system's page cache, on every scan
+# A cell is the median of --reps runs (EXPLAIN ANALYZE's execution time, after one warm-up run in
+# the same session, which also starts the GPU); each cell also checks that both plans return the
+# same sort key values.  With --clients, pgbench runs the star shape (k = 100, no workers) with N
+# concurrent clients for --seconds, each plan in turn, and reports transactions per second.
+#
+# Needs a running server (PGHOST, PGPORT, PGUSER) with radik and pg_prewarm available, and
+# shared_buffers larger than the table for the prewarmed regime.
+#   usage: bench/queries.sh [--rows N] [--shapes "v star ..."] [--ks "10 100"] [--workers "0 2 8"]
+#                           [--regimes "prewarmed restarted"] [--reps N] [--restart CMD]
+#                           [--clients "32 128"] [--seconds N] [--reuse-table]
+#   shapes: see shape_sql below; `bench/queries.sh --list` prints them.
+set -euo pipefail
+
+rows=50000000 shapes="v star where like expr" ks=100 workers="0 2 8"
+regimes="prewarmed restarted" reps=3 restart_cmd="" clients="" seconds=30 reuse=0
+command_line="$0 $*"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rows) rows=$2; shift ;;
+	--shapes) shapes=$2; shift ;;
+	--ks) ks=$2; shift ;;
+	--workers) workers=$2; shift ;;
+	--regimes) regimes=$2; shift ;;
+	--reps) reps=$2; shift ;;
+	--restart) restart_cmd=$2; shift ;;
+	--clients) clients=$2; shift ;;
+	--seconds) seconds=$2; shift ;;
+	--reuse-table) reuse=1 ;;
+	--list) list=1 ;;
+	*) echo "unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+# shape_sql NAME K: the query; shape_keys NAME: what two right answers must agree on
+shape_sql() {
+	case $1 in
+	v) echo "SELECT v FROM t ORDER BY v DESC LIMIT $2" ;;
+	i8) echo "SELECT i8 FROM t ORDER BY i8 DESC LIMIT $2" ;;
+	star) echo "SELECT * FROM t ORDER BY v DESC LIMIT $2" ;;
+	where) echo "SELECT * FROM t WHERE grp < 100 ORDER BY v DESC LIMIT $2" ;;
+	like) echo "SELECT * FROM t WHERE name LIKE 'a%' ORDER BY v DESC LIMIT $2" ;;
+	expr) echo "SELECT id, v FROM t ORDER BY abs(v - 0.5) LIMIT $2" ;;
+	ties) echo "SELECT * FROM t ORDER BY v DESC FETCH FIRST $2 ROWS WITH TIES" ;;
+	latest) echo "SELECT * FROM t ORDER BY ts DESC LIMIT $2" ;;
+	text) echo "SELECT * FROM t ORDER BY name LIMIT $2" ;;
+	rownumber) echo "SELECT * FROM (SELECT grp, v, row_number() OVER (PARTITION BY grp ORDER BY v DESC) AS r FROM t) s WHERE r <= $2" ;;
+	distinct) echo "SELECT DISTINCT ON (grp) * FROM t ORDER BY grp, v DESC" ;;
+	*) return 1 ;;
+	esac
+}
+shape_keys() {
+	case $1 in
+	v|star|where|like|ties) echo "v" ;;
+	i8) echo "i8" ;;
+	expr) echo "abs(v - 0.5)" ;;
+	latest) echo "ts" ;;
+	text) echo "name" ;;
+	rownumber) echo "grp, v, r" ;;
+	distinct) echo "grp, v" ;;
+	esac
+}
+if [ "${list:-0}" = 1 ]; then
+	for s in v i8 star where like expr ties latest text rownumber distinct; do
+		printf '%-10s %s\n' "$s" "$(shape_sql $s k)"
+	done
+	exit 0
+fi
+for s in $shapes; do shape_sql "$s" 1 >/dev/null || { echo "unknown shape $s" >&2; exit 2; }; done
+case " $regimes " in *" restarted "*) [ -n "$restart_cmd" ] || { echo "--restart CMD is needed for the restarted regime" >&2; exit 2; } ;; esac
+
+psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+wait_for_server() { for _ in $(seq 60); do psql_q -c "SELECT 1" >/dev/null 2>&1 && return 0; sleep 1; done; return 1; }
+
+psql_q -c "CREATE EXTENSION IF NOT EXISTS radik" -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm"
+if [ "$reuse" != 1 ] || [ "$(psql_q -c "SELECT count(*) FROM t" 2>/dev/null)" != "$rows" ]; then
+	psql_q <<SQL
+DROP TABLE IF EXISTS t;
+CREATE TABLE t AS
+SELECT g::int8 AS id, random()::float4 AS v, (random() * 9e18)::int8 AS i8,
+	timestamptz '2024-01-01 00:00+00' + g * interval '1 second' AS ts,
+	(random() * 999)::int4 AS grp, md5(random()::text) AS name
+FROM generate_series(1, $rows) g;
+VACUUM ANALYZE t;
+SQL
+fi
+# ms PLAN WORKERS QUERY: one cell's median, in a session of its own
+ms() {
+	local setting="SET radik.enabled = off"
+	[ "$1" = radik ] && setting="SET radik.force = on"
+	psql_q -c "LOAD 'radik'" -c "$setting" -c "SET max_parallel_workers_per_gather = $2" -f - <<SQL | tail -1
+CREATE FUNCTION pg_temp.bench_ms(q text, reps int) RETURNS float8 LANGUAGE plpgsql AS \$\$
+DECLARE times float8[] := '{}'; line text; ms float8;
+BEGIN
+	FOR i IN 0..reps LOOP
+		FOR line IN EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) ' || q LOOP
+			IF line LIKE 'Execution Time:%' THEN ms := substring(line FROM 'Execution Time: ([0-9.]+)')::float8; END IF;
+		END LOOP;
+		IF i > 0 THEN times := times || ms; END IF;
+	END LOOP;
+	RETURN (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(times) x);
+END \$\$;
+SELECT round(pg_temp.bench_ms(\$q\$$3\$q\$, $reps)::numeric, 1);
+SQL
+}
+
+# same QUERY KEYS: do both plans return the same key values, in order?
+same() {
+	psql_q -c "LOAD 'radik'" \
+		-c "SET radik.enabled = off" -c "CREATE TEMP TABLE a AS SELECT md5(string_agg(ROW($2)::text, ',')) h FROM ($1) s" \
+		-c "SET radik.enabled = on" -c "SET radik.force = on" -c "CREATE TEMP TABLE b AS SELECT md5(string_agg(ROW($2)::text, ',')) h FROM ($1) s" \
+		-c "SELECT CASE WHEN a.h = b.h THEN 'yes' ELSE 'NO' END FROM a, b"
+}
+
+echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')  host: $(hostname)  cores: $(nproc)  gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)"
+echo "command: $command_line"
+echo "server: $(psql_q -c 'SELECT version()' | cut -d, -f1)  shared_buffers: $(psql_q -c 'SHOW shared_buffers')  huge_pages: $(psql_q -c 'SHOW huge_pages')  work_mem: $(psql_q -c 'SHOW work_mem')"
+echo "table t: $rows rows, $(psql_q -c "SELECT pg_size_pretty(pg_table_size('t'))")"
+printf '\n| regime | query | workers | PostgreSQL ms | radik ms | ratio | same keys |\n|---|---|---:|---:|---:|---:|---|\n'
+for regime in $regimes; do
+	if [ "$regime" = restarted ]; then
+		eval "$restart_cmd" >/dev/null
+		wait_for_server
+	else
+		psql_q -c "SELECT pg_prewarm('t')" >/dev/null
+	fi
+	for shape in $shapes; do
+		for k in $ks; do
+			q=$(shape_sql "$shape" "$k")
+			for w in $workers; do
+				pg=$(ms postgres "$w" "$q")
+				rk=$(ms radik "$w" "$q")
+				printf '| %s | `%s` | %s | %s | %s | %s | %s |\n' "$regime" "$q" "$w" "$pg" "$rk" \
+					"$(python3 -c "print(f'{$pg/$rk:.1f}x')")" "$(same "$q" "$(shape_keys "$shape")")"
+			done
+		done
+	done
+done
+
+if [ -n "$clients" ]; then
+	q=$(shape_sql star 100)
+	script=$(mktemp)
+	echo "$q;" >"$script"
+	printf '\n| clients | query | PostgreSQL tps | radik tps | ratio |\n|---:|---|---:|---:|---:|\n'
+	for c in $clients; do
+		tps() {
+			PGOPTIONS="-c session_preload_libraries=radik -c max_parallel_workers_per_gather=0 -c $1" \
+				pgbench -n -c "$c" -j "$c" -T "$seconds" -f "$script" 2>/dev/null |
+				sed -n 's/^tps = \([0-9.]*\).*/\1/p'
+		}
+		pg=$(tps "radik.enabled=off")
+		rk=$(tps "radik.force=on")
+		printf '| %s | `%s` | %s | %s | %s |\n' "$c" "$q" "$pg" "$rk" "$(python3 -c "print(f'{$rk/$pg:.1f}x')")"
+	done
+	rm -f "$script"
+fi
