@@ -30,7 +30,6 @@
 
 #include "radik_datum_keys.h"
 #include "radik_keys.h"
-#include "radik_select.h"
 
 /*
  * Each map once for one value (RadikKeyMap) and once for many (RadikKeyMapMany): KEY_MAP(name,

@@ -1,6 +1,7 @@
 /*
  * radik_datum_keys.h
- *	  From a PostgreSQL value of a supported sort key type to the engine's unsigned key.
+ *	  The sort key types radik orders, and from a PostgreSQL value of one of them to the engine's
+ *	  unsigned key.
  *
  * The engine orders unsigned integers; cuda/radik_keys.h holds the bit-level maps for each kind
  * of value.  This file picks the right map for a PostgreSQL type and sort direction once, so that
@@ -11,6 +12,26 @@
 #define RADIK_DATUM_KEYS_H
 
 #include "postgres.h"
+
+/* Can radik order values of this type (as its default btree opclass does)? */
+extern bool radik_key_type_supported(Oid type);
+
+/*
+ * Are this supported type's keys its values, one key per value?  Not for numeric, whose key
+ * only summarizes its value (radik_datum_keys.c): rows tied on that key at the cut are gathered
+ * and sorted by the values themselves.
+ */
+extern bool radik_key_type_exact(Oid type);
+
+/*
+ * Does a selection on nkeys sort keys, the first of first_type, hand back candidates to be sorted
+ * by all keys with PostgreSQL's comparators (several keys, or a first key that is not exact)?
+ * The planner costs it, the scan does it.
+ */
+extern bool radik_keys_sort_candidates(int nkeys, Oid first_type);
+
+/* The supported types' names, for error messages: "smallint, integer, ...". */
+extern const char *radik_supported_type_names(void);
 
 /* Turns one non-NULL value into its engine key (a 32-bit key is returned zero-extended). */
 typedef uint64 (*RadikKeyMap) (Datum value);

@@ -25,6 +25,7 @@
 #include "utils/snapshot.h"
 
 #include "radik_carry.h"
+#include "radik_datum_keys.h"
 
 /* How one sort key is computed and ordered. */
 typedef struct RadikSortKey
@@ -108,26 +109,6 @@ typedef struct RadikSelectResult
 	int64		null_keys_begin;	/* rows [null_keys_begin, null_keys_end) have NULL keys */
 	int64		null_keys_end;
 } RadikSelectResult;
-
-/* Can radik order values of this type (as its default btree opclass does)? */
-extern bool radik_key_type_supported(Oid type);
-
-/*
- * Are this supported type's keys its values, one key per value?  Not for numeric, whose key
- * only summarizes its value (radik_datum_keys.c): rows tied on that key at the cut are gathered
- * and sorted by the values themselves.
- */
-extern bool radik_key_type_exact(Oid type);
-
-/*
- * Does a selection on nkeys sort keys, the first of first_type, hand back candidates to be sorted
- * by all keys with PostgreSQL's comparators (several keys, or a first key that is not exact)?
- * The planner costs it, the scan does it.
- */
-extern bool radik_keys_sort_candidates(int nkeys, Oid first_type);
-
-/* The supported types' names, for error messages: "smallint, integer, ...". */
-extern const char *radik_supported_type_names(void);
 
 /* Which rows tied with the k-th a selection returns beyond k. */
 typedef enum RadikTies
