@@ -38,7 +38,7 @@ BEGIN
 		RETURN 'rows made from keys';
 	END IF;
 	carried := (scan ->> 'Rows Carried')::bigint;
-	returned := (scan ->> 'Actual Rows')::bigint;
+	returned := (scan ->> 'Actual Rows')::numeric::bigint;	-- 18 gives it with decimals
 	RETURN CASE WHEN carried = 0 THEN 'none carried'
 				WHEN carried >= returned THEN 'all carried'
 				ELSE 'some carried' END;

@@ -137,7 +137,9 @@ CREATE TABLE radik_err_parted_2 PARTITION OF radik_err_parted FOR VALUES FROM (5
 INSERT INTO radik_err_parted SELECT i, i * 0.5 FROM generate_series(0, 99999) i;
 CREATE INDEX ON radik_err_parted (x);
 ANALYZE radik_err_parted;
-EXPLAIN (COSTS OFF) SELECT min(x), max(x) FROM radik_err_parted;
+SELECT count(*) FILTER (WHERE line ~ 'Index Only Scan') AS index_scans,
+	   count(*) FILTER (WHERE line ~ 'RadiK') AS radik_nodes
+FROM radik_explain('SELECT min(x), max(x) FROM radik_err_parted') line;
 SELECT min(x) AS radik_min, max(x) AS radik_max FROM radik_err_parted \gset
 SET radik.enabled = off;
 SELECT min(x) = :radik_min AND max(x) = :radik_max AS same_as_postgres FROM radik_err_parted;

@@ -38,7 +38,9 @@ SELECT radik_analyzed_scan('SELECT * FROM radik_gf ORDER BY k4 LIMIT 10') ->> 'D
 -- The setting, in memory units; negative values are refused.
 SET radik.gpu_memory_limit = '8kB';
 SHOW radik.gpu_memory_limit;
+\set VERBOSITY sqlstate
 SET radik.gpu_memory_limit = -1;
+\set VERBOSITY default
 SHOW radik.gpu_memory_limit;
 
 -- auto: each answer compared with PostgreSQL's, and where the selection ended up.  A small k, a

@@ -13,7 +13,19 @@ EXPLAIN (COSTS OFF) SELECT id FROM radik_t WHERE grp = 2 ORDER BY i4 * 2 + i2 LI
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY i4 LIMIT 5;
 EXPLAIN (COSTS OFF, VERBOSE) SELECT id, f4 FROM radik_t ORDER BY f4 DESC LIMIT 5;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY d LIMIT ALL;
-EXPLAIN (COSTS OFF, FORMAT JSON) SELECT id FROM radik_t ORDER BY f8 DESC, id LIMIT 3 OFFSET 1;
+-- The node in EXPLAIN's JSON: its own fields (a plan's other fields vary between versions).
+CREATE FUNCTION radik_plan_json(stmt text) RETURNS json LANGUAGE plpgsql AS $$
+DECLARE
+	plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (COSTS OFF, FORMAT JSON) ' || stmt INTO plan;
+	RETURN plan;
+END $$;
+SELECT n ->> 'Node Type' AS node, n ->> 'Custom Plan Provider' AS provider,
+	   n ->> 'Relation Name' AS relation, n -> 'Sort Key' AS sort_key, n ->> 'Top K' AS top_k
+FROM radik_plan_json('SELECT id FROM radik_t ORDER BY f8 DESC, id LIMIT 3 OFFSET 1') AS p,
+	 LATERAL (SELECT p -> 0 -> 'Plan' -> 'Plans' -> 0 AS n) s;
+DROP FUNCTION radik_plan_json(text);
 -- Under LATERAL, the node is rescanned for each outer row.
 EXPLAIN (COSTS OFF)
 SELECT g, s.id FROM generate_series(1, 3) g,
@@ -26,7 +38,8 @@ EXPLAIN (COSTS OFF) SELECT a.id FROM radik_t a JOIN radik_t b USING (id) ORDER B
 EXPLAIN (COSTS OFF) SELECT grp, max(f8) FROM radik_t GROUP BY grp ORDER BY grp LIMIT 2;
 EXPLAIN (COSTS OFF) SELECT DISTINCT few FROM radik_t ORDER BY few LIMIT 2;
 EXPLAIN (COSTS OFF) SELECT DISTINCT ON (few) few, id FROM radik_t ORDER BY few, id LIMIT 2;
-EXPLAIN (COSTS OFF) SELECT id, row_number() OVER (ORDER BY id) FROM radik_t ORDER BY f8 LIMIT 3;
+SELECT radik_plan_uses_radik('SELECT id, row_number() OVER (ORDER BY id) FROM radik_t ORDER BY f8 LIMIT 3')
+	AS window_function_uses_radik;
 EXPLAIN (COSTS OFF) SELECT id, generate_series(1, 2) FROM radik_t ORDER BY f8 LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY f8 LIMIT 3 FOR UPDATE;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY f8 LIMIT 3 FOR SHARE;

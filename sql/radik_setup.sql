@@ -61,11 +61,13 @@ DECLARE
 	line text;
 BEGIN
 	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF' ||
-		CASE WHEN with_analyze THEN ', ANALYZE, TIMING OFF, SUMMARY OFF' ELSE '' END || ') ' || stmt LOOP
+		CASE WHEN with_analyze THEN ', ANALYZE, BUFFERS OFF, TIMING OFF, SUMMARY OFF' ELSE '' END ||
+		') ' || stmt LOOP
 		IF with_analyze AND line ~* '(device|time|ms\M|copy|copying|selecting|scanning|sent)' THEN
 			line := regexp_replace(line, ':.*$', ': (masked)');
 		END IF;
-		RETURN NEXT line;
+		-- PostgreSQL 18 shows actual row counts with two decimals
+		RETURN NEXT regexp_replace(line, '(rows=\d+)\.00 ', '\1 ', 'g');
 	END LOOP;
 END $$;
 

@@ -179,7 +179,7 @@ SELECT * FROM radik_topk(NULL::"Top ""K"" Table", 'Score Value', 2);
 RESET search_path;
 SELECT * FROM radik_topk('"TopK Schema"."Top ""K"" Table"', '"Score Value"', 3);
 SELECT * FROM radik_topk('"TopK Schema"."Top ""K"" Table"', 'mixedcase', 3);
-SELECT * FROM radik_topk('"topk schema"."Top ""K"" Table"', 'id', 3);
+SELECT * FROM radik_topk('"TopK Schema"."top ""k"" table"', 'id', 3);
 SELECT * FROM radik_topk('"TopK Schema".top "K" table', 'id', 3);
 SELECT * FROM radik_topk('topk_players', 'points; DROP TABLE topk_players; --', 3);
 -- Table and column as values, as a script would pass them.

@@ -11,6 +11,7 @@
 
 #include "postgres.h"
 
+#include "radik_compat.h"
 #include "radik_engine.h"
 
 /* radik.device */

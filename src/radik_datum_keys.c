@@ -23,6 +23,7 @@
  */
 #include "postgres.h"
 
+#include "radik_compat.h"
 #include <math.h>
 
 #include "catalog/pg_type.h"

@@ -38,6 +38,7 @@
  */
 #include "postgres.h"
 
+#include "radik_compat.h"
 #include "access/heapam.h"
 #include "access/tableam.h"
 #include "access/tupmacs.h"
@@ -697,7 +698,7 @@ pin_block(RadikExtractor *extractor, BlockNumber block)
 		(extractor->guess_misses < GUESS_MISSES_TO_PAUSE ||
 		 extractor->pins % GUESS_PROBE_PAGES == 0))
 	{
-		if (ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, block, guess))
+		if (ReadRecentBuffer(rel->rd_locator, MAIN_FORKNUM, block, guess))
 		{
 			count_buffer_use(guess, strategy);
 			pgstat_count_buffer_read(rel);

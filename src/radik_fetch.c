@@ -21,6 +21,7 @@
  */
 #include "postgres.h"
 
+#include "radik_compat.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "miscadmin.h"

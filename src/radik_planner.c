@@ -240,6 +240,48 @@ table_readable(PlannerInfo *root, RelOptInfo *scan_rel)
 }
 
 /*
+ * The btree strategy a pathkey sorts by (BTLessStrategyNumber for ASC, BTGreaterStrategyNumber
+ * for DESC); 18 gives it as a CompareType, whose ASC and DESC have the same numbers.
+ */
+static inline int
+pathkey_strategy(const PathKey *pathkey)
+{
+#if PG_VERSION_NUM >= 180000
+	return (int) pathkey->pk_cmptype;
+#else
+	return pathkey->pk_strategy;
+#endif
+}
+
+/*
+ * A member of ec computable from rel's own columns, or NULL.  For a member of an append relation
+ * it is a child member, which 18 keeps apart from ec_members.
+ */
+static EquivalenceMember *
+member_of_rel(EquivalenceClass *ec, RelOptInfo *rel)
+{
+	EquivalenceMember *em;
+#if PG_VERSION_NUM >= 180000
+	EquivalenceMemberIterator it;
+
+	setup_eclass_member_iterator(&it, ec, rel->relids);
+	while ((em = eclass_member_iterator_next(&it)) != NULL)
+	{
+#else
+	ListCell   *lc;
+
+	foreach(lc, ec->ec_members)
+	{
+		em = lfirst_node(EquivalenceMember, lc);
+#endif
+		if (!em->em_is_const && !bms_is_empty(em->em_relids) &&
+			bms_is_subset(em->em_relids, rel->relids))
+			return em;
+	}
+	return NULL;
+}
+
+/*
  * The query's sort keys as expressions over input_rel, or NIL when one of them is not something
  * radik orders exactly as PostgreSQL does.  For a member of an append relation they are the
  * members the planner translated to its columns (em_is_child).
@@ -254,28 +296,17 @@ supported_sort_keys(PlannerInfo *root, RelOptInfo *input_rel)
 	{
 		PathKey    *pathkey = lfirst_node(PathKey, lc);
 		EquivalenceClass *ec = pathkey->pk_eclass;
-		EquivalenceMember *member = NULL;
+		EquivalenceMember *member;
 		PlannedSortKey *key;
-		ListCell   *lm;
 		Oid			opclass;
 
 		if (ec->ec_has_volatile || OidIsValid(ec->ec_collation))
 			return NIL;
-		if (pathkey->pk_strategy != BTLessStrategyNumber &&
-			pathkey->pk_strategy != BTGreaterStrategyNumber)
+		if (pathkey_strategy(pathkey) != BTLessStrategyNumber &&
+			pathkey_strategy(pathkey) != BTGreaterStrategyNumber)
 			return NIL;
 
-		/* A member computable from the table's own columns. */
-		foreach(lm, ec->ec_members)
-		{
-			EquivalenceMember *em = lfirst_node(EquivalenceMember, lm);
-
-			if (em->em_is_const || bms_is_empty(em->em_relids) ||
-				!bms_is_subset(em->em_relids, input_rel->relids))
-				continue;
-			member = em;
-			break;
-		}
+		member = member_of_rel(ec, input_rel);
 		if (member == NULL || !radik_key_type_supported(member->em_datatype))
 			return NIL;
 		if (contain_volatile_functions((Node *) member->em_expr))
@@ -289,10 +320,10 @@ supported_sort_keys(PlannerInfo *root, RelOptInfo *input_rel)
 		key = palloc0(sizeof(PlannedSortKey));
 		key->expr = member->em_expr;
 		key->type = member->em_datatype;
-		key->descending = pathkey->pk_strategy == BTGreaterStrategyNumber;
+		key->descending = pathkey_strategy(pathkey) == BTGreaterStrategyNumber;
 		key->nulls_first = pathkey->pk_nulls_first;
 		key->sort_operator = get_opfamily_member(pathkey->pk_opfamily, key->type, key->type,
-												 pathkey->pk_strategy);
+												 pathkey_strategy(pathkey));
 		if (!OidIsValid(key->sort_operator))
 			return NIL;
 		keys = lappend(keys, key);

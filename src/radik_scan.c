@@ -59,6 +59,9 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#endif
 #include "common/int.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -476,8 +479,10 @@ sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 	key_slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 	sorted_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 
+	/* a bounded sort must say so from the start: 17 keeps an unbounded sort's tuples unfreeable */
 	sort = tuplesort_begin_heap(desc, nkeys, attnums, state->sort_operators, state->collations,
-								state->nulls_first, work_mem, NULL, TUPLESORT_NONE);
+								state->nulls_first, work_mem, NULL,
+								wanted >= 0 ? TUPLESORT_ALLOWBOUNDED : TUPLESORT_NONE);
 	if (wanted >= 0)
 		tuplesort_set_bound(sort, wanted);
 

@@ -67,6 +67,7 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
 #include "optimizer/optimizer.h"
+#include "parser/parse_relation.h"
 #include "rewrite/rowsecurity.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -507,10 +508,20 @@ row_security_quals(Relation rel, bool *has_sublinks)
 	rte->relid = RelationGetRelid(rel);
 	rte->relkind = rel->rd_rel->relkind;
 	rte->rellockmode = AccessShareLock;
-	rte->requiredPerms = ACL_SELECT;
-	rte->checkAsUser = InvalidOid;
 	query->commandType = CMD_SELECT;
 	query->rtable = list_make1(rte);
+#if PG_VERSION_NUM >= 160000
+	{
+		/* 16 keeps the permissions an RTE asks for apart from it */
+		RTEPermissionInfo *permissions = addRTEPermissionInfo(&query->rteperminfos, rte);
+
+		permissions->requiredPerms = ACL_SELECT;
+		permissions->checkAsUser = InvalidOid;
+	}
+#else
+	rte->requiredPerms = ACL_SELECT;
+	rte->checkAsUser = InvalidOid;
+#endif
 
 	get_row_security_policies(query, rte, 1, &security_quals, &with_check_options,
 							  &has_row_security, has_sublinks);

@@ -4,7 +4,8 @@
 # Installs PostgreSQL 15 and the build packages if missing, builds radik with warnings as errors,
 # runs the engine's unit tests (CPU twin; GPU too when one is present), then starts a throwaway
 # cluster and runs the regression suite and the isolation suite (make installcheck), then the
-# TAP tests as an ordinary user.  Prints each suite's summary and a last line "N passed, N failed"
+# TAP tests as an ordinary user, then the regression and isolation suites again on PostgreSQL 16,
+# 17 and 18 (test/pg-versions.sh).  Prints each suite's summary and a last line "N passed, N failed"
 # counting suites; exits non-zero if any failed.  Extra postgres options for the throwaway cluster
 # can be given in RADIK_SERVER_OPTIONS; PGOPTIONS reaches every test session (for instance
 # PGOPTIONS="-c radik.device=gpu -c radik.force=on" on a GPU host).
@@ -52,6 +53,16 @@ if compgen -G "test/t/*.pl" >/dev/null; then
 	set -e
 	rm -rf "$tapdir"
 fi
+
+# The regression and isolation suites on the other supported major versions (RADIK_PG_VERSIONS
+# overrides the list; empty skips them).
+for major in ${RADIK_PG_VERSIONS-16 17 18}; do
+	say "suite: regression and isolation tests on PostgreSQL $major (test/pg-versions.sh)"
+	set +e
+	bash test/pg-versions.sh "$major"
+	record "postgresql-$major" $?
+	set -e
+done
 
 say "summary"
 [ -n "$failed_names" ] && echo "failed suites:$failed_names"
