@@ -56,9 +56,7 @@ endif
 
 PG_CPPFLAGS += -Icuda -Isrc
 EXTRA_CLEAN = $(CUDA_OBJS) cuda/radik_gpu_absent.o test/results test/engine/engine_test \
-	test/engine/engine_bench test/engine/filter_traffic_probe test/engine/sort_probe \
-	test/engine/bucket_sort_probe test/engine/sample_sort_probe test/engine/cluster_probe \
-	test/engine/start_probe
+	test/engine/engine_bench test/engine/start_probe
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -84,22 +82,12 @@ test/engine/engine_test: $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) $(ENGINE_HEADERS)
 # The benchmark calls the engine's device-side entry (cuda/radik_gpu_device.cuh); the C files are
 # compiled by $(CC) first, since nvcc's C++ flags do not suit them.
 test/engine/engine_bench: test/engine/engine_bench.cu $(CUDA_OBJS) cuda/radik_engine.c cuda/radik_cpu.c \
-		cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh) test/engine/probe_common.cuh \
-		test/engine/bench_keys.cuh
+		cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh) test/engine/bench_keys.cuh
 	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_engine.c -o test/engine/bench_engine.o
 	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_cpu.c -o test/engine/bench_cpu.o
 	$(NVCC) $(NVCC_FLAGS) -o $@ test/engine/engine_bench.cu test/engine/bench_engine.o \
 		test/engine/bench_cpu.o $(CUDA_OBJS) -lm
 	rm -f test/engine/bench_engine.o test/engine/bench_cpu.o
-# The one-kernel cluster selection alone against the engine's call (see its header).
-test/engine/cluster_probe: test/engine/cluster_probe.cu $(CUDA_OBJS) cuda/radik_engine.c \
-		cuda/radik_cpu.c cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh) \
-		test/engine/probe_common.cuh test/engine/bench_keys.cuh
-	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_engine.c -o test/engine/probe_engine.o
-	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_cpu.c -o test/engine/probe_cpu.o
-	$(NVCC) $(NVCC_FLAGS) -Icuda -o $@ test/engine/cluster_probe.cu test/engine/probe_engine.o \
-		test/engine/probe_cpu.o $(CUDA_OBJS) -lm
-	rm -f test/engine/probe_engine.o test/engine/probe_cpu.o
 # What a process's first GPU selection pays for the GPU's start, waited for or in the background.
 test/engine/start_probe: test/engine/start_probe.cu $(CUDA_OBJS) cuda/radik_engine.c \
 		cuda/radik_engine.h cuda/radik_backend.h
@@ -108,18 +96,6 @@ test/engine/start_probe: test/engine/start_probe.cu $(CUDA_OBJS) cuda/radik_engi
 	$(NVCC) $(NVCC_FLAGS) -Icuda -o $@ test/engine/start_probe.cu test/engine/start_engine.o \
 		test/engine/start_cpu.o $(CUDA_OBJS) -lm
 	rm -f test/engine/start_engine.o test/engine/start_cpu.o
-# The memory traffic of the dense filter in its simplest shapes (no engine code; see its header).
-test/engine/filter_traffic_probe: test/engine/filter_traffic_probe.cu
-	$(NVCC) $(NVCC_FLAGS) -o $@ $<
-# cub's radix sort of a large answer by offset and digit width (no engine code; see its header).
-test/engine/sort_probe: test/engine/sort_probe.cu test/engine/probe_common.cuh
-	$(NVCC) $(NVCC_FLAGS) -o $@ $<
-# The last pass of a sample sort of a large answer, alone (no engine code; see its header).
-test/engine/bucket_sort_probe: test/engine/bucket_sort_probe.cu test/engine/probe_common.cuh
-	$(NVCC) $(NVCC_FLAGS) -o $@ $<
-# A two-level sample sort of a large answer against cub's sort (no engine code; see its header).
-test/engine/sample_sort_probe: test/engine/sample_sort_probe.cu test/engine/probe_common.cuh
-	$(NVCC) $(NVCC_FLAGS) -o $@ $<
 else
 test/engine/engine_test: $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c $(ENGINE_HEADERS)
 	$(CC) $(ENGINE_TEST_CFLAGS) -o $@ $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c -lm
