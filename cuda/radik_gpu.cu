@@ -1,8 +1,9 @@
 /*
  * radik_gpu.cu
  *	  The CUDA backend of the engine: device discovery, the streaming selection, the batch
- *	  selection, and the launchers of the selection kernels (radik_gpu_kernels.cuh, and
- *	  radik_gpu_dense_first.cuh and radik_gpu_small.cuh for the passes they specialize).
+ *	  selection, and the selection's host side, which runs the kernels of radik_gpu_rounds.cuh,
+ *	  radik_gpu_filter.cuh, radik_gpu_dense_first.cuh, radik_gpu_small.cuh and radik_gpu_sort.cuh
+ *	  through their launchers.
  *
  * Memory: one workspace per process holds the device buffers (the running best plus chunks,
  * the unsorted output, two candidate buffers, per-segment state), the two pinned host chunk
@@ -37,14 +38,19 @@
 
 #include "radik_backend.h"
 #include "radik_gpu_device.cuh"
-#include "radik_gpu_kernels.cuh"
+#include "radik_gpu_rounds.cuh"
+#include "radik_gpu_filter.cuh"
 #include "radik_gpu_dense_first.cuh"
 #include "radik_gpu_small.cuh"
+#include "radik_gpu_sort.cuh"
+#include "radik_gpu_max_key.cuh"
 
 #define RADIK_EXPORT extern "C" __attribute__((visibility("default")))
 
 using radik::SegmentState;
 using radik::SelectArgs;
+using radik::radix_sort_pairs;
+using radik::radix_sort_temp_bytes;
 
 /* Chunk capacity (entries) when the caller gives no estimate, and its bounds. */
 #define DEFAULT_CHUNK_ENTRIES (1u << 20)
@@ -455,62 +461,6 @@ buffer_reserve(DeviceBuffer *b, size_t bytes, size_t keep, cudaStream_t stream, 
  * The selection launcher
  */
 
-/* Grid width (blocks per segment) for passes over segments of up to max_length keys. */
-template <typename Key>
-static unsigned int
-grid_width(uint64_t max_length, size_t segments_in_launch)
-{
-	const uint64_t tiles = (max_length + radik::Tile<Key>::SIZE - 1) / radik::Tile<Key>::SIZE;
-	/* as many blocks as fit at once (3 per multiprocessor), each streaming its tiles */
-	uint64_t	wanted = ((uint64_t) multiprocessors * 3 + segments_in_launch - 1) / segments_in_launch;
-
-	if (wanted > tiles)
-		wanted = tiles;
-	if (wanted < 1)
-		wanted = 1;
-	return (unsigned int) wanted;
-}
-
-/*
- * cub's radix sort of count pairs, with 32-bit offsets where count fits them: cub tunes its passes
- * per offset width, and with 32-bit offsets they take 23 items a thread instead of 17 for 4-byte
- * keys and values (2^28 such pairs on 30 bits: 7.28 ms against 8.37 on the H200).  temp NULL:
- * *temp_bytes gets the size of workspace the call needs.
- */
-template <typename Key, typename Value>
-static cudaError_t
-radix_sort_pairs(void *temp, size_t *temp_bytes, const Key *keys, Key *sorted_keys,
-				 const Value *values, Value *sorted_values, uint64_t count, int begin_bit,
-				 int end_bit, cudaStream_t stream)
-{
-	if (count <= UINT32_MAX)
-		return cub::DeviceRadixSort::SortPairs(temp, *temp_bytes, keys, sorted_keys, values,
-											   sorted_values, (uint32_t) count, begin_bit,
-											   end_bit, stream);
-	return cub::DeviceRadixSort::SortPairs(temp, *temp_bytes, keys, sorted_keys, values,
-										   sorted_values, count, begin_bit, end_bit, stream);
-}
-
-/* Workspace radix_sort_pairs needs for any count up to total_out (its size grows with count). */
-template <typename Key, typename Value>
-static cudaError_t
-radix_sort_temp_bytes(uint64_t total_out, size_t *bytes)
-{
-	size_t		wide_bytes = 0;
-	cudaError_t	status;
-
-	status = radix_sort_pairs<Key, Value>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr,
-										  total_out < UINT32_MAX ? total_out : UINT32_MAX, 0,
-										  (int) sizeof(Key) * 8, 0);
-	if (status != cudaSuccess || total_out <= UINT32_MAX)
-		return status;
-	status = radix_sort_pairs<Key, Value>(nullptr, &wide_bytes, nullptr, nullptr, nullptr,
-										  nullptr, total_out, 0, (int) sizeof(Key) * 8, 0);
-	if (wide_bytes > *bytes)
-		*bytes = wide_bytes;
-	return status;
-}
-
 /* Bytes of sort workspace for total_out entries in the given number of segments. */
 template <typename Key>
 static radik_status
@@ -631,50 +581,25 @@ run_small_selection(Workspace *ws, cudaStream_t stream, SelectArgs<Key> a, size_
 					uint64_t max_length, Key *sorted_keys, uint64_t *sorted_ids, bool *selected,
 					radik_error *err)
 {
-	static bool shared_memory_set = false;
-	const size_t finish_bytes = sizeof(radik::SmallFinishShared<Key>);
-	cudaLaunchAttribute early;
-	cudaLaunchConfig_t filter_launch = {};
-	cudaLaunchConfig_t finish_launch = {};
-
 	*selected = false;
 	if (ws->small_miss == NULL)
 	{
 		STATUS_TRY(mapped_host_alloc((void **) &ws->small_miss, (void **) &ws->small_miss_device,
 									 sizeof(unsigned int), err));
 	}
-	if (!shared_memory_set)
-	{
-		CUDA_TRY(cudaFuncSetAttribute(radik::small_finish_kernel<Key>,
-									  cudaFuncAttributeMaxDynamicSharedMemorySize,
-									  (int) finish_bytes));
-		shared_memory_set = true;
-	}
-	early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-	early.val.programmaticStreamSerializationAllowed = 1;
-	filter_launch.blockDim = dim3(radik::THREADS);
-	filter_launch.stream = stream;
-	filter_launch.attrs = &early;
-	filter_launch.numAttrs = programmatic_launch ? 1 : 0;
-	finish_launch = filter_launch;
-	finish_launch.blockDim = dim3(radik::SMALL_BLOCK_THREADS);
-	finish_launch.dynamicSmemBytes = finish_bytes;
-
+	CUDA_TRY(radik::prepare_small_finish<Key>());
 	*ws->small_miss = 0;		/* no kernel of this workspace is running: the last one waited */
 	for (size_t first = 0; first < segments; first += MAX_SEGMENTS_PER_LAUNCH)
 	{
 		const size_t here = segments - first < MAX_SEGMENTS_PER_LAUNCH ?
 			segments - first : MAX_SEGMENTS_PER_LAUNCH;
-		const dim3	one(1, (unsigned int) here);
 
 		a.segment_base = (int) first;
-		filter_launch.gridDim = dim3(grid_width<Key>(max_length, here), (unsigned int) here);
-		finish_launch.gridDim = one;
-		radik::small_threshold_kernel<Key><<<one, radik::SMALL_BLOCK_THREADS, 0, stream>>>(a);
-		CUDA_TRY(cudaGetLastError());
-		CUDA_TRY(cudaLaunchKernelEx(&filter_launch, radik::small_filter_kernel<Key>, a));
-		CUDA_TRY(cudaLaunchKernelEx(&finish_launch, radik::small_finish_kernel<Key>, a,
-									sorted_keys, sorted_ids, ws->small_miss_device));
+		CUDA_TRY(radik::launch_small_selection<Key>(a, radik::grid_width<Key>(max_length, here,
+																			   multiprocessors),
+													(unsigned int) here, sorted_keys, sorted_ids,
+													ws->small_miss_device,
+													programmatic_launch != 0, stream));
 	}
 	CUDA_TRY(cudaStreamSynchronize(stream));
 	*selected = *(volatile unsigned int *) ws->small_miss == 0;
@@ -701,9 +626,7 @@ differing_bits(Workspace *ws, cudaStream_t stream, const Key *keys, uint64_t n, 
 										 (void **) &ws->sample_bits_device,
 										 2 * sizeof(unsigned long long), err));
 		}
-		radik::key_bits_kernel<Key><<<1, radik::THREADS, 0, stream>>>(keys, n, stride,
-																	   ws->sample_bits_device);
-		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(radik::launch_key_bits<Key>(keys, n, stride, ws->sample_bits_device, 1, stream));
 		CUDA_TRY(cudaStreamSynchronize(stream));
 		masks[0] = ((volatile unsigned long long *) ws->sample_bits)[0];
 		masks[1] = ((volatile unsigned long long *) ws->sample_bits)[1];
@@ -711,15 +634,11 @@ differing_bits(Workspace *ws, cudaStream_t stream, const Key *keys, uint64_t n, 
 	else
 	{
 		unsigned long long *device_masks = (unsigned long long *) ws->scalar.ptr;
-		uint64_t	blocks = (n + radik::THREADS - 1) / radik::THREADS;
 
-		if (blocks > (uint64_t) multiprocessors * 4)
-			blocks = (uint64_t) multiprocessors * 4;
 		CUDA_TRY(cudaMemsetAsync(device_masks, 0xff, sizeof(unsigned long long), stream));
 		CUDA_TRY(cudaMemsetAsync(device_masks + 1, 0, sizeof(unsigned long long), stream));
-		radik::key_bits_kernel<Key><<<(unsigned int) blocks, radik::THREADS, 0, stream>>>(
-			keys, n, stride, device_masks);
-		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(radik::launch_key_bits<Key>(keys, n, stride, device_masks,
+											 (uint64_t) multiprocessors * 4, stream));
 		CUDA_TRY(cudaMemcpyAsync(masks, device_masks, sizeof(masks), cudaMemcpyDeviceToHost,
 								 stream));
 		CUDA_TRY(cudaStreamSynchronize(stream));
@@ -813,12 +732,7 @@ sort_pairs(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_t *
 		CUDA_TRY(radix_sort_pairs(ws->sort_temp.ptr, &temp_bytes, keys, sorted_keys, indexes,
 								  sorted_indexes, count, begin_bit, end_bit, stream));
 
-	const uint64_t blocks = (count + radik::THREADS - 1) / radik::THREADS;
-
-	radik::widen_ids_kernel<<<(unsigned int) (blocks < (uint64_t) multiprocessors * 8 ?
-											  blocks : (uint64_t) multiprocessors * 8),
-		radik::THREADS, 0, stream>>>(sorted_indexes, sorted_ids, count);
-	CUDA_TRY(cudaGetLastError());
+	CUDA_TRY(radik::launch_widen_ids(sorted_indexes, sorted_ids, count, multiprocessors, stream));
 	return RADIK_OK;
 }
 
@@ -928,47 +842,36 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 
 	for (size_t first = 0; first < segments; first += MAX_SEGMENTS_PER_LAUNCH)
 	{
-		const size_t here = segments - first < MAX_SEGMENTS_PER_LAUNCH ?
-			segments - first : MAX_SEGMENTS_PER_LAUNCH;
-		const dim3	one(1, (unsigned int) here);
-		const dim3	wide(grid_width<Key>(max_length, here), (unsigned int) here);
+		const unsigned int here = (unsigned int) (segments - first < MAX_SEGMENTS_PER_LAUNCH ?
+												  segments - first : MAX_SEGMENTS_PER_LAUNCH);
+		const unsigned int width = radik::grid_width<Key>(max_length, here, multiprocessors);
 
 		a.segment_base = (int) first;
-		radik::sample_kernel<Key><<<one, radik::THREADS, 0, stream>>>(a);
-		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(radik::launch_sample<Key>(a, here, stream));
 		if (dense)
-			radik::dense_first_kernel<Key><<<wide, radik::THREADS, 0, stream>>>(a);
+			CUDA_TRY(radik::launch_dense_first<Key>(a, width, here, stream));
 		else
-			radik::filter_kernel<Key, true><<<wide, radik::THREADS, 0, stream>>>(a, 0);
-		CUDA_TRY(cudaGetLastError());
-		radik::check_speculation_kernel<Key><<<one, radik::THREADS, 0, stream>>>(a);
-		CUDA_TRY(cudaGetLastError());
+			CUDA_TRY((radik::launch_filter<Key, true>(a, 0, width, here, stream)));
+		CUDA_TRY(radik::launch_check_speculation<Key>(a, here, stream));
 		/* the dense pass's candidates' next digit, where the speculation held */
 		if (dense)
-		{
-			radik::histogram_kernel<Key, true><<<wide, radik::THREADS, 0, stream>>>(a);
-			CUDA_TRY(cudaGetLastError());
-		}
+			CUDA_TRY((radik::launch_histogram<Key, true>(a, width, here, stream)));
 		/* a full round 0 where the speculation missed (the kernels exit at once elsewhere) */
-		radik::histogram_kernel<Key, false><<<wide, radik::THREADS, 0, stream>>>(a);
-		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY((radik::launch_histogram<Key, false>(a, width, here, stream)));
 	}
 	for (int round = 0; round < ROUNDS; round++)
 		for (size_t first = 0; first < segments; first += MAX_SEGMENTS_PER_LAUNCH)
 		{
-			const size_t here = segments - first < MAX_SEGMENTS_PER_LAUNCH ?
-				segments - first : MAX_SEGMENTS_PER_LAUNCH;
-			const dim3	one(1, (unsigned int) here);
-			const dim3	wide(grid_width<Key>(max_length, here), (unsigned int) here);
+			const unsigned int here = (unsigned int) (segments - first < MAX_SEGMENTS_PER_LAUNCH ?
+													  segments - first : MAX_SEGMENTS_PER_LAUNCH);
+			const unsigned int width = radik::grid_width<Key>(max_length, here, multiprocessors);
 
 			a.segment_base = (int) first;
-			radik::choose_kernel<Key><<<one, radik::CHOOSE_THREADS, 0, stream>>>(a, round);
-			CUDA_TRY(cudaGetLastError());
+			CUDA_TRY(radik::launch_choose<Key>(a, round, here, stream));
 			if (dense)
-				radik::filter_dense_kernel<Key><<<wide, radik::THREADS, 0, stream>>>(a, round);
+				CUDA_TRY(radik::launch_filter_dense<Key>(a, round, width, here, stream));
 			else
-				radik::filter_kernel<Key, false><<<wide, radik::THREADS, 0, stream>>>(a, round);
-			CUDA_TRY(cudaGetLastError());
+				CUDA_TRY((radik::launch_filter<Key, false>(a, round, width, here, stream)));
 		}
 
 	if (sorted_keys == NULL || total_out == 0)
@@ -1348,19 +1251,12 @@ radik_gpu_threshold(void *state, uint64_t *kth_key, int *valid, radik_error *err
 	STATUS_TRY(buffer_reserve(&ws->scalar, sizeof(unsigned long long), 0, ws->stream, err));
 	device_highest = (unsigned long long *) ws->scalar.ptr;
 	CUDA_TRY(cudaMemsetAsync(device_highest, 0, sizeof(unsigned long long), ws->stream));
-	{
-		uint64_t	blocks = (sel->count + radik::THREADS - 1) / radik::THREADS;
-
-		if (blocks > (uint64_t) multiprocessors * 4)
-			blocks = (uint64_t) multiprocessors * 4;
-		if (sel->key_bytes == 4)
-			radik::max_key_kernel<uint32_t><<<(unsigned int) blocks, radik::THREADS, 0, ws->stream>>>(
-				(const uint32_t *) ws->work_keys.ptr, sel->count, device_highest);
-		else
-			radik::max_key_kernel<uint64_t><<<(unsigned int) blocks, radik::THREADS, 0, ws->stream>>>(
-				(const uint64_t *) ws->work_keys.ptr, sel->count, device_highest);
-		CUDA_TRY(cudaGetLastError());
-	}
+	if (sel->key_bytes == 4)
+		CUDA_TRY(radik::launch_max_key<uint32_t>((const uint32_t *) ws->work_keys.ptr, sel->count,
+												 device_highest, multiprocessors, ws->stream));
+	else
+		CUDA_TRY(radik::launch_max_key<uint64_t>((const uint64_t *) ws->work_keys.ptr, sel->count,
+												 device_highest, multiprocessors, ws->stream));
 	CUDA_TRY(cudaMemcpyAsync(&highest, device_highest, sizeof(highest), cudaMemcpyDeviceToHost,
 							 ws->stream));
 	CUDA_TRY(cudaStreamSynchronize(ws->stream));

@@ -1228,7 +1228,7 @@ test_chunk_boundaries(size_t capacity)
  * of every (count / 2048)-th key from the first never reads (where everything pushed is the
  * answer, k >= n, the answer is sorted in the order pushed).  Each input also goes through the
  * batch call without ids, where the GPU keeps a large answer's positions as 32-bit indexes until
- * its sort (store_out_id in cuda/radik_gpu_kernels.cuh): every id must still be its key's
+ * its sort (store_out_id in cuda/radik_gpu_filter.cuh): every id must still be its key's
  * position.
  */
 static void check_batch(const char *label, radik_device device, int key_bytes,
