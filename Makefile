@@ -45,6 +45,8 @@ endif
 
 ifneq ($(NVCC),)
 CUDA_OBJS = cuda/radik_gpu.o
+# The CUDA engine's switches at their shipped choices (the engine's programs build their own).
+OBJS += cuda/radik_gpu_switches.o
 # The CUDA runtime and the C++ runtime the CUDA objects need are linked statically, and their
 # symbols kept private, so radik.so depends on neither (nor on the server's libstdc++ version).
 CUDA_LINK = -L$(CUDA_HOME)/lib64 -lcudart_static -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -lrt -ldl -lpthread
@@ -76,25 +78,29 @@ ENGINE_TEST_SOURCES = test/engine/engine_test.c cuda/radik_engine.c cuda/radik_c
 ENGINE_HEADERS = cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h
 ENGINE_TEST_CFLAGS = -O2 -std=gnu11 -Wall -Wextra -Icuda $(if $(filter 1,$(WERROR)),-Werror)
 ifneq ($(NVCC),)
-test/engine/engine_test: $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) $(ENGINE_HEADERS)
-	$(CC) $(ENGINE_TEST_CFLAGS) -DRADIK_WITH_CUDA -o $@ $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) \
-		$(CUDA_LINK) -lm
+test/engine/engine_test: $(ENGINE_TEST_SOURCES) cuda/radik_gpu_switches.c $(CUDA_OBJS) \
+		$(ENGINE_HEADERS) cuda/radik_gpu_switches.h
+	$(CC) $(ENGINE_TEST_CFLAGS) -DRADIK_WITH_CUDA -DRADIK_GPU_SWITCHES -o $@ $(ENGINE_TEST_SOURCES) \
+		cuda/radik_gpu_switches.c $(CUDA_OBJS) $(CUDA_LINK) -lm
 # The benchmark calls the engine's device-side entry (cuda/radik_gpu_device.cuh); the C files are
 # compiled by $(CC) first, since nvcc's C++ flags do not suit them.
 test/engine/engine_bench: test/engine/engine_bench.cu $(CUDA_OBJS) cuda/radik_engine.c cuda/radik_cpu.c \
-		cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh) test/engine/bench_keys.cuh
+		cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh) test/engine/bench_keys.cuh \
+		cuda/radik_gpu_switches.c cuda/radik_gpu_switches.h
 	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_engine.c -o test/engine/bench_engine.o
 	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_cpu.c -o test/engine/bench_cpu.o
-	$(NVCC) $(NVCC_FLAGS) -o $@ test/engine/engine_bench.cu test/engine/bench_engine.o \
-		test/engine/bench_cpu.o $(CUDA_OBJS) -lm
-	rm -f test/engine/bench_engine.o test/engine/bench_cpu.o
+	$(CC) -O2 -Wall -std=gnu11 -DRADIK_GPU_SWITCHES -Icuda -c cuda/radik_gpu_switches.c \
+		-o test/engine/bench_switches.o
+	$(NVCC) $(NVCC_FLAGS) -DRADIK_GPU_SWITCHES -o $@ test/engine/engine_bench.cu \
+		test/engine/bench_engine.o test/engine/bench_cpu.o test/engine/bench_switches.o $(CUDA_OBJS) -lm
+	rm -f test/engine/bench_engine.o test/engine/bench_cpu.o test/engine/bench_switches.o
 # What a process's first GPU selection pays for the GPU's start, waited for or in the background.
 test/engine/start_probe: test/engine/start_probe.cu $(CUDA_OBJS) cuda/radik_engine.c \
-		cuda/radik_engine.h cuda/radik_backend.h
+		cuda/radik_engine.h cuda/radik_backend.h cuda/radik_gpu_switches.o
 	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_engine.c -o test/engine/start_engine.o
 	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_cpu.c -o test/engine/start_cpu.o
 	$(NVCC) $(NVCC_FLAGS) -Icuda -o $@ test/engine/start_probe.cu test/engine/start_engine.o \
-		test/engine/start_cpu.o $(CUDA_OBJS) -lm
+		test/engine/start_cpu.o cuda/radik_gpu_switches.o $(CUDA_OBJS) -lm
 	rm -f test/engine/start_engine.o test/engine/start_cpu.o
 else
 test/engine/engine_test: $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c $(ENGINE_HEADERS)

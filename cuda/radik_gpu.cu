@@ -38,6 +38,7 @@
 
 #include "radik_backend.h"
 #include "radik_gpu_device.cuh"
+#include "radik_gpu_switches.h"
 #include "radik_gpu_rounds.cuh"
 #include "radik_gpu_filter.cuh"
 #include "radik_gpu_dense_first.cuh"
@@ -117,10 +118,6 @@ static radik_status probe_status;
 static char probe_message[RADIK_ERROR_MESSAGE_SIZE];
 static char device_name[RADIK_ERROR_MESSAGE_SIZE];
 static int	multiprocessors;
-static int	warp_aggregate = 0;	/* measured slower on an H200: see docs/performance.md */
-static int	speculate = 1;
-static int	small_selection = 1;	/* RADIK_GPU_SMALL_SELECTION=off turns it off (tests) */
-static int	sorted_output = 1;	/* 0 only to measure the selection without its final sort */
 static int	programmatic_launch;	/* compute capability 9.0 or later */
 
 static void wait_for_background_start(void);
@@ -187,13 +184,9 @@ probe_device(void)
 		}
 		else
 		{
-			const char *small = getenv("RADIK_GPU_SMALL_SELECTION");
-
 			snprintf(device_name, sizeof(device_name), "%s", prop.name);
 			multiprocessors = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
 			programmatic_launch = prop.major >= 9;
-			if (small != NULL && strcmp(small, "off") == 0)
-				small_selection = 0;	/* the engine tests run the general rounds this way */
 		}
 		probe_done = 1;
 	}
@@ -209,31 +202,6 @@ radik_gpu_probe(char *name, size_t name_size, radik_error *err)
 	if (probe_status != RADIK_OK)
 		return radik_fail(err, probe_status, "%s", probe_message);
 	return RADIK_OK;
-}
-
-RADIK_EXPORT void
-radik_gpu_set_warp_aggregate(int enabled)
-{
-	warp_aggregate = enabled ? 1 : 0;
-}
-
-RADIK_EXPORT void
-radik_gpu_set_speculation(int enabled)
-{
-	speculate = enabled ? 1 : 0;
-}
-
-RADIK_EXPORT void
-radik_gpu_set_small_selection(int enabled)
-{
-	wait_for_background_start();	/* the probe sets it too (RADIK_GPU_SMALL_SELECTION) */
-	small_selection = enabled ? 1 : 0;
-}
-
-RADIK_EXPORT void
-radik_gpu_set_sorted_output(int enabled)
-{
-	sorted_output = enabled ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -755,6 +723,7 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 	 * send the selection back to the top digit), then at most one round per digit.
 	 */
 	constexpr int ROUNDS = 2 + KEY_BITS / radik::DIGIT_BITS;
+	const radik_gpu_switches switches = radik_gpu_get_switches();
 	unsigned long long *host_arrays;
 	unsigned long long *device_arrays = (unsigned long long *) ws->segment_arrays.ptr;
 	uint64_t	max_length = 0;
@@ -822,15 +791,16 @@ run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_
 	a.states = (SegmentState *) ws->states.ptr;
 	a.histograms = (unsigned long long *) ws->histograms.ptr;
 	a.segments = (int) segments;
-	a.warp_aggregate = warp_aggregate;
-	a.speculate = speculate;
+	a.warp_aggregate = switches.warp_aggregate;
+	a.speculate = switches.speculation;
 	/* a large sorted answer of positions: indexes in 32 bits until the sort (store_out_id) */
 	a.narrow_out_ids = dense && ids == NULL && segments == 1 && sorted_keys != NULL &&
 		total_out - out_offsets[0] >= NARROW_IDS_MIN_ENTRIES &&
 		offsets[1] - offsets[0] <= ((uint64_t) 1 << 32);
 
 	/* small k, sorted answer wanted (the caller waits for it anyway): try the one-pass path */
-	if (sorted_keys != NULL && small_selection && small_selection_suits(segments, offsets, ks))
+	if (sorted_keys != NULL && switches.small_selection &&
+		small_selection_suits(segments, offsets, ks))
 	{
 		bool		selected;
 
@@ -919,7 +889,7 @@ select_on_device(Workspace *ws, const Key *keys, const uint64_t *ids, size_t seg
 	const uint64_t total_out = output_extent(segments, offsets, ks, out_offsets);
 
 	STATUS_TRY(prepare_selection<Key>(ws, offsets[segments], total_out, segments, stream, err));
-	if (!sorted_output)			/* measuring: the caller's buffers take the unsorted answer */
+	if (!radik_gpu_get_switches().sorted_output)	/* the caller's buffers take the unsorted answer */
 		return run_selection<Key>(ws, stream, keys, ids, segments, offsets, ks, out_offsets,
 								  sorted_keys, sorted_ids, NULL, NULL, err);
 	return run_selection<Key>(ws, stream, keys, ids, segments, offsets, ks, out_offsets,
@@ -1024,8 +994,8 @@ chunk_entries(uint64_t expected_rows)
  * workspace's stream and pinned buffers); it is created with every signal blocked, so the
  * caller's signal handlers keep running on the caller's thread (and CUDA's own threads, created
  * from it, inherit the mask).  Every entry point that touches CUDA or what the thread writes
- * (radik_gpu_probe, which radik_open and radik_select_batch call first, radik_gpu_release_cache,
- * radik_gpu_set_small_selection) joins the thread before it goes on; the selection calls need a
+ * (radik_gpu_probe, which radik_open and radik_select_batch call first, and
+ * radik_gpu_release_cache) joins the thread before it goes on; the selection calls need a
  * selection, which only an open after the probe makes.  So nothing of the engine runs beside
  * the start.  A process must not exit while the thread runs: the caller joins it first
  * (radik_gpu_wait_for_start; the PostgreSQL side does so in an on_proc_exit callback).  The join

@@ -34,6 +34,7 @@
 
 #include "radik_engine.h"
 #include "radik_gpu_device.cuh"
+#include "radik_gpu_switches.h"
 #include "radik_keys.h"
 
 #include "bench_keys.cuh"
