@@ -44,7 +44,10 @@ PG_CFLAGS += -Werror
 endif
 
 ifneq ($(NVCC),)
-CUDA_OBJS = cuda/radik_gpu.o
+# The CUDA backend, one object per file (make -j builds them side by side; the selection and the
+# sort, which instantiate the kernels, take most of the time and come first).
+CUDA_OBJS = cuda/radik_gpu_select.o cuda/radik_gpu_sort.o cuda/radik_gpu_start.o \
+	cuda/radik_gpu_memory.o cuda/radik_gpu_stream.o cuda/radik_gpu_batch.o
 # The CUDA engine's switches at their shipped choices (the engine's programs build their own).
 OBJS += cuda/radik_gpu_switches.o
 # The CUDA runtime and the C++ runtime the CUDA objects need are linked statically, and their
@@ -66,7 +69,7 @@ include $(PGXS)
 # The shared library needs the CUDA objects (they are not in OBJS; see above).
 $(shlib): $(CUDA_OBJS)
 
-cuda/%.o: cuda/%.cu cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh)
+cuda/%.o: cuda/%.cu cuda/radik_engine.h cuda/radik_backend.h cuda/radik_gpu_switches.h $(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(OBJS): $(wildcard src/*.h) cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h

@@ -18,14 +18,14 @@ extern "C" {
 /*
  * Select, on stream, the ks[s] smallest of segment s = keys[offsets[s] .. offsets[s+1]) for every
  * segment, sorted by key (unless a measuring build turned the sort off: radik_gpu_switches.h),
- * into out_keys/out_ids at out_offsets[s] (device arrays of key_bytes
- * wide keys and 64-bit ids).  keys and ids are device pointers (ids NULL: an entry's id is its
- * index in its segment); offsets, ks and out_offsets are host arrays.  Uses the process's cached
- * device workspace (so no selection may be open at the same time, and successive calls must use
- * the same stream).  Returns without waiting for the stream, except where the selection itself
- * must wait: the one-pass small-k path (for its verdict) and a single segment's answer of 2^22
- * entries or more (for the bits its sort needs, radik_gpu.cu's sort_bit_range).  So the call
- * cannot be captured into a CUDA graph.
+ * into out_keys/out_ids at out_offsets[s] (device arrays of key_bytes wide keys and 64-bit ids).
+ * keys and ids are device pointers (ids NULL: an entry's id is its index in its segment);
+ * offsets, ks and out_offsets are host arrays.  Uses the process's cached device workspace (so
+ * no selection may be open at the same time, and successive calls must use the same stream).
+ * Returns without waiting for the stream, except where the selection itself must wait: the
+ * one-pass small-k path (for its verdict) and a single segment's answer of 2^22 entries or more
+ * (for the bits its sort needs, sort_bit_range in radik_gpu_sort.cu).  So the call cannot be
+ * captured into a CUDA graph.
  */
 radik_status radik_gpu_select_on_device(int key_bytes, const void *keys, const uint64_t *ids,
 										size_t segments, const uint64_t *offsets,
