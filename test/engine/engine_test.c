@@ -1854,7 +1854,7 @@ main(int argc, char **argv)
 		radik_gpu_set_small_selection(0);
 		printf("engine_test: the GPU's one-pass small-k path is off (the general rounds only)\n");
 #else
-		printf("engine_test: built without CUDA: --general-rounds changes nothing\n");
+		printf("engine_test: built without RADIK_GPU_SWITCHES: --general-rounds changes nothing\n");
 #endif
 	}
 
