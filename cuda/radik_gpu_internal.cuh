@@ -159,8 +159,9 @@ radik_status copy_result(int key_bytes, const void *device_keys, const uint64_t 
 						 radik_error *err);
 
 /* ---------------------------------------------------------------------------------------------
- * The selection (radik_gpu_select.cu) and its final sort (radik_gpu_sort.cu), for 32- and 64-bit
- * keys (Key uint32_t or uint64_t)
+ * The selection (radik_gpu_select.cu) and its final sort (radik_gpu_sort.cu, and
+ * radik_gpu_segmented_sort.cu for many segments), for 32- and 64-bit keys (Key uint32_t or
+ * uint64_t)
  */
 
 /*
@@ -197,6 +198,11 @@ template <typename Key>
 radik_status sort_pairs(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_t *ids,
 						Key *sorted_keys, uint64_t *sorted_ids, uint64_t count, bool narrow,
 						radik_error *err);
+
+/* Bytes of workspace sort_segments needs for total_out entries in the given number of segments. */
+template <typename Key>
+radik_status segmented_sort_temp_bytes(uint64_t total_out, size_t segments, size_t *bytes,
+									   radik_error *err);
 
 /*
  * Sort each of segments runs of pairs by key: segment s is [begins[s], ends[s]) of keys/ids

@@ -1,11 +1,10 @@
 /*
  * radik_gpu_sort.cu
- *	  The final sort of a selection's answer (the selection itself leaves it unsorted): one
- *	  segment by cub's radix sort on the bits in which its keys differ, many by cub's segmented
- *	  sort.  Its kernels and cub's sort are in radik_gpu_sort.cuh; this file decides what to run.
+ *	  The final sort of a selection's answer (the selection itself leaves it unsorted), and the
+ *	  workspace it needs: one segment's by cub's radix sort on the bits in which its keys differ
+ *	  (the kernels and cub's sort are in radik_gpu_sort.cuh; this file decides what to run), many
+ *	  segments' by cub's segmented sort (radik_gpu_segmented_sort.cu).
  */
-#include <cub/device/device_segmented_sort.cuh>
-
 #include "radik_gpu_internal.cuh"
 #include "radik_gpu_sort.cuh"
 
@@ -41,12 +40,7 @@ radik::sort_temp_bytes(uint64_t total_out, size_t segments, size_t *bytes, radik
 			*bytes = narrow_bytes;
 	}
 	else
-		CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(nullptr, *bytes, (const Key *) nullptr,
-													 (Key *) nullptr, (const uint64_t *) nullptr,
-													 (uint64_t *) nullptr, (int64_t) total_out,
-													 (int64_t) segments,
-													 (const unsigned long long *) nullptr,
-													 (const unsigned long long *) nullptr));
+		STATUS_TRY(segmented_sort_temp_bytes<Key>(total_out, segments, bytes, err));
 	return RADIK_OK;
 }
 
@@ -182,31 +176,11 @@ radik::sort_pairs(Workspace *ws, cudaStream_t stream, const Key *keys, const uin
 	return RADIK_OK;
 }
 
-/* One cub segmented sort (its workspace sized by sort_temp_bytes). */
-template <typename Key>
-radik_status
-radik::sort_segments(Workspace *ws, cudaStream_t stream, const Key *keys, const uint64_t *ids,
-					 Key *sorted_keys, uint64_t *sorted_ids, uint64_t total_out, size_t segments,
-					 unsigned long long *begins, unsigned long long *ends,
-					 radik_error *err)
-{
-	size_t		temp_bytes = ws->sort_temp.bytes;
-
-	CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(ws->sort_temp.ptr, temp_bytes, keys, sorted_keys,
-												 ids, sorted_ids, (int64_t) total_out,
-												 (int64_t) segments, begins, ends, stream));
-	return RADIK_OK;
-}
-
 /* The two key widths, for the other files (the definitions above stay in this one). */
 #define RADIK_SORT_INSTANCES(Key) \
 	template radik_status radik::sort_temp_bytes<Key>(uint64_t, size_t, size_t *, radik_error *); \
 	template radik_status radik::sort_pairs<Key>(Workspace *, cudaStream_t, const Key *, \
 												 const uint64_t *, Key *, uint64_t *, uint64_t, \
-												 bool, radik_error *); \
-	template radik_status radik::sort_segments<Key>(Workspace *, cudaStream_t, const Key *, \
-													const uint64_t *, Key *, uint64_t *, uint64_t, \
-													size_t, unsigned long long *, \
-													unsigned long long *, radik_error *);
+												 bool, radik_error *);
 RADIK_SORT_INSTANCES(uint32_t)
 RADIK_SORT_INSTANCES(uint64_t)
