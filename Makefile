@@ -71,6 +71,7 @@ $(shlib): $(CUDA_OBJS)
 cuda/%.o: cuda/%.cu cuda/radik_engine.h cuda/radik_backend.h cuda/radik_gpu_switches.h \
 		$(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+cuda/radik_gpu_switches.o: cuda/radik_gpu_switches.h
 
 $(OBJS): $(wildcard src/*.h) cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h
 
