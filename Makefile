@@ -83,7 +83,8 @@ $(OBJS): $(wildcard src/*.h) cuda/radik_engine.h cuda/radik_keys.h cuda/radik_ba
 # engine_test, e.g. make engine-test ENGINE_TEST_FLAGS=--cpu-only.
 ENGINE_CFLAGS = -O2 -std=gnu11 -Wall -Wextra -Icuda -DRADIK_GPU_SWITCHES \
 	$(if $(filter 1,$(WERROR)),-Werror)
-ENGINE_HEADERS = cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h cuda/radik_gpu_switches.h
+ENGINE_HEADERS = cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h \
+	cuda/radik_gpu_switches.h
 ENGINE_C_OBJS = test/engine/radik_engine.o test/engine/radik_cpu.o test/engine/radik_gpu_switches.o
 ifneq ($(NVCC),)
 ENGINE_PROGRAMS = test/engine/engine_test test/engine/engine_bench test/engine/start_probe

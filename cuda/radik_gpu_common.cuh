@@ -257,7 +257,8 @@ inline unsigned int
 grid_width(uint64_t max_length, size_t segments_in_launch, int multiprocessors)
 {
 	const uint64_t tiles = (max_length + Tile<Key>::SIZE - 1) / Tile<Key>::SIZE;
-	uint64_t	wanted = ((uint64_t) multiprocessors * 3 + segments_in_launch - 1) / segments_in_launch;
+	uint64_t	wanted = ((uint64_t) multiprocessors * 3 + segments_in_launch - 1) /
+		segments_in_launch;
 
 	if (wanted > tiles)
 		wanted = tiles;

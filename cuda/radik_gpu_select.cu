@@ -253,7 +253,8 @@ radik::run_selection(Workspace *ws, cudaStream_t stream, const Key *keys, const 
 		{
 			const unsigned int here = (unsigned int) (segments - first < MAX_SEGMENTS_PER_LAUNCH ?
 													  segments - first : MAX_SEGMENTS_PER_LAUNCH);
-			const unsigned int width = grid_width<Key>(max_length, here, device_info.multiprocessors);
+			const unsigned int width = grid_width<Key>(max_length, here,
+													   device_info.multiprocessors);
 
 			a.segment_base = (int) first;
 			CUDA_TRY(launch_choose<Key>(a, round, here, stream));
@@ -302,7 +303,8 @@ select_on_device(Workspace *ws, const Key *keys, const uint64_t *ids, size_t seg
 	const uint64_t total_out = output_extent(segments, offsets, ks, out_offsets);
 
 	STATUS_TRY(prepare_selection<Key>(ws, offsets[segments], total_out, segments, stream, err));
-	if (!radik_gpu_get_switches().sorted_output)	/* the caller's buffers take the unsorted answer */
+	/* unsorted (a measuring switch): the caller's buffers take the selection's own answer */
+	if (!radik_gpu_get_switches().sorted_output)
 		return run_selection<Key>(ws, stream, keys, ids, segments, offsets, ks, out_offsets,
 								  sorted_keys, sorted_ids, NULL, NULL, err);
 	return run_selection<Key>(ws, stream, keys, ids, segments, offsets, ks, out_offsets,
