@@ -98,8 +98,8 @@ key_bits_kernel(const Key *keys, unsigned long long n, unsigned long long stride
 	}
 }
 
-/* 64-bit ids from the 32-bit indexes a narrow output sorted (store_out_id); static, as a kernel
- * defined in a header that is no template. */
+/* 64-bit ids from the 32-bit indexes a narrow output sorted (store_out_id).  (Static: defined in
+ * a header, and not a template.) */
 static __global__ void __launch_bounds__(THREADS)
 widen_ids_kernel(const uint32_t *indexes, uint64_t *ids, unsigned long long n)
 {
