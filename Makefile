@@ -44,7 +44,12 @@ PG_CFLAGS += -Werror
 endif
 
 ifneq ($(NVCC),)
-CUDA_OBJS = cuda/radik_gpu.o
+# The CUDA backend, one object per file, so that make -j2 builds them side by side; the longest
+# first (cub's segmented sort alone takes about half of the build).
+CUDA_OBJS = cuda/radik_gpu_segmented_sort.o cuda/radik_gpu_select.o cuda/radik_gpu_sort.o \
+	cuda/radik_gpu_start.o cuda/radik_gpu_memory.o cuda/radik_gpu_stream.o cuda/radik_gpu_batch.o
+# The CUDA engine's switches at their shipped choices (the engine's programs build their own).
+OBJS += cuda/radik_gpu_switches.o
 # The CUDA runtime and the C++ runtime the CUDA objects need are linked statically, and their
 # symbols kept private, so radik.so depends on neither (nor on the server's libstdc++ version).
 CUDA_LINK = -L$(CUDA_HOME)/lib64 -lcudart_static -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -lrt -ldl -lpthread
@@ -55,10 +60,7 @@ OBJS += cuda/radik_gpu_absent.o
 endif
 
 PG_CPPFLAGS += -Icuda -Isrc
-EXTRA_CLEAN = $(CUDA_OBJS) cuda/radik_gpu_absent.o test/results test/engine/engine_test \
-	test/engine/engine_bench test/engine/filter_traffic_probe test/engine/sort_probe \
-	test/engine/bucket_sort_probe test/engine/sample_sort_probe test/engine/cluster_probe \
-	test/engine/start_probe
+EXTRA_CLEAN = $(CUDA_OBJS) cuda/radik_gpu_absent.o test/results
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -66,64 +68,42 @@ include $(PGXS)
 # The shared library needs the CUDA objects (they are not in OBJS; see above).
 $(shlib): $(CUDA_OBJS)
 
-cuda/%.o: cuda/%.cu cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh)
+cuda/%.o: cuda/%.cu cuda/radik_engine.h cuda/radik_backend.h cuda/radik_gpu_switches.h \
+		$(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+cuda/radik_gpu_switches.o: cuda/radik_gpu_switches.h
 
 $(OBJS): $(wildcard src/*.h) cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h
 
-# The engine's own test and benchmark programs (no PostgreSQL involved).  The test links the
-# real GPU object when nvcc is found (and tests the GPU when one is present), else the stub.
-# ENGINE_TEST_FLAGS passes flags to it, e.g. make engine-test ENGINE_TEST_FLAGS=--cpu-only.
-ENGINE_TEST_SOURCES = test/engine/engine_test.c cuda/radik_engine.c cuda/radik_cpu.c
-ENGINE_HEADERS = cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h
-ENGINE_TEST_CFLAGS = -O2 -std=gnu11 -Wall -Wextra -Icuda $(if $(filter 1,$(WERROR)),-Werror)
+# The engine's own programs (no PostgreSQL involved): engine_test, its unit tests (of the GPU
+# too where one is present), and with nvcc the benchmark engine_bench and start_probe (what a
+# process's first GPU selection pays for the GPU's start).  They link the engine's C files,
+# compiled here with the switches' setters (-DRADIK_GPU_SWITCHES, radik_gpu_switches.h), and
+# radik.so's own CUDA objects, or the stub without nvcc.  ENGINE_TEST_FLAGS passes flags to
+# engine_test, e.g. make engine-test ENGINE_TEST_FLAGS=--cpu-only.
+ENGINE_CFLAGS = -O2 -std=gnu11 -Wall -Wextra -Icuda -DRADIK_GPU_SWITCHES \
+	$(if $(filter 1,$(WERROR)),-Werror)
+ENGINE_HEADERS = cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h \
+	cuda/radik_gpu_switches.h
+ENGINE_C_OBJS = test/engine/radik_engine.o test/engine/radik_cpu.o test/engine/radik_gpu_switches.o
 ifneq ($(NVCC),)
-test/engine/engine_test: $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) $(ENGINE_HEADERS)
-	$(CC) $(ENGINE_TEST_CFLAGS) -DRADIK_WITH_CUDA -o $@ $(ENGINE_TEST_SOURCES) $(CUDA_OBJS) \
-		$(CUDA_LINK) -lm
-# The benchmark calls the engine's device-side entry (cuda/radik_gpu_device.cuh); the C files are
-# compiled by $(CC) first, since nvcc's C++ flags do not suit them.
-test/engine/engine_bench: test/engine/engine_bench.cu $(CUDA_OBJS) cuda/radik_engine.c cuda/radik_cpu.c \
-		cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh) test/engine/probe_common.cuh \
-		test/engine/bench_keys.cuh
-	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_engine.c -o test/engine/bench_engine.o
-	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_cpu.c -o test/engine/bench_cpu.o
-	$(NVCC) $(NVCC_FLAGS) -o $@ test/engine/engine_bench.cu test/engine/bench_engine.o \
-		test/engine/bench_cpu.o $(CUDA_OBJS) -lm
-	rm -f test/engine/bench_engine.o test/engine/bench_cpu.o
-# The one-kernel cluster selection alone against the engine's call (see its header).
-test/engine/cluster_probe: test/engine/cluster_probe.cu $(CUDA_OBJS) cuda/radik_engine.c \
-		cuda/radik_cpu.c cuda/radik_engine.h cuda/radik_keys.h $(wildcard cuda/*.cuh) \
-		test/engine/probe_common.cuh test/engine/bench_keys.cuh
-	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_engine.c -o test/engine/probe_engine.o
-	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_cpu.c -o test/engine/probe_cpu.o
-	$(NVCC) $(NVCC_FLAGS) -Icuda -o $@ test/engine/cluster_probe.cu test/engine/probe_engine.o \
-		test/engine/probe_cpu.o $(CUDA_OBJS) -lm
-	rm -f test/engine/probe_engine.o test/engine/probe_cpu.o
-# What a process's first GPU selection pays for the GPU's start, waited for or in the background.
-test/engine/start_probe: test/engine/start_probe.cu $(CUDA_OBJS) cuda/radik_engine.c \
-		cuda/radik_engine.h cuda/radik_backend.h
-	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_engine.c -o test/engine/start_engine.o
-	$(CC) -O2 -Wall -std=gnu11 -DRADIK_WITH_CUDA -Icuda -c cuda/radik_cpu.c -o test/engine/start_cpu.o
-	$(NVCC) $(NVCC_FLAGS) -Icuda -o $@ test/engine/start_probe.cu test/engine/start_engine.o \
-		test/engine/start_cpu.o $(CUDA_OBJS) -lm
-	rm -f test/engine/start_engine.o test/engine/start_cpu.o
-# The memory traffic of the dense filter in its simplest shapes (no engine code; see its header).
-test/engine/filter_traffic_probe: test/engine/filter_traffic_probe.cu
-	$(NVCC) $(NVCC_FLAGS) -o $@ $<
-# cub's radix sort of a large answer by offset and digit width (no engine code; see its header).
-test/engine/sort_probe: test/engine/sort_probe.cu test/engine/probe_common.cuh
-	$(NVCC) $(NVCC_FLAGS) -o $@ $<
-# The last pass of a sample sort of a large answer, alone (no engine code; see its header).
-test/engine/bucket_sort_probe: test/engine/bucket_sort_probe.cu test/engine/probe_common.cuh
-	$(NVCC) $(NVCC_FLAGS) -o $@ $<
-# A two-level sample sort of a large answer against cub's sort (no engine code; see its header).
-test/engine/sample_sort_probe: test/engine/sample_sort_probe.cu test/engine/probe_common.cuh
-	$(NVCC) $(NVCC_FLAGS) -o $@ $<
+ENGINE_PROGRAMS = test/engine/engine_test test/engine/engine_bench test/engine/start_probe
 else
-test/engine/engine_test: $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c $(ENGINE_HEADERS)
-	$(CC) $(ENGINE_TEST_CFLAGS) -o $@ $(ENGINE_TEST_SOURCES) cuda/radik_gpu_absent.c -lm
+ENGINE_C_OBJS += test/engine/radik_gpu_absent.o
+ENGINE_PROGRAMS = test/engine/engine_test
 endif
+EXTRA_CLEAN += $(ENGINE_PROGRAMS) $(ENGINE_PROGRAMS:=.o) $(ENGINE_C_OBJS)
+
+$(ENGINE_C_OBJS): test/engine/%.o: cuda/%.c $(ENGINE_HEADERS)
+	$(CC) $(ENGINE_CFLAGS) -c $< -o $@
+test/engine/engine_test.o: test/engine/engine_test.c $(ENGINE_HEADERS)
+	$(CC) $(ENGINE_CFLAGS) -c $< -o $@
+test/engine/engine_bench.o test/engine/start_probe.o: test/engine/%.o: test/engine/%.cu \
+		test/engine/bench_keys.cuh cuda/radik_gpu_device.cuh $(ENGINE_HEADERS)
+	$(NVCC) $(NVCC_FLAGS) -DRADIK_GPU_SWITCHES -c $< -o $@
+# Every program links the same way as radik.so: CUDA's and C++'s runtimes statically.
+$(ENGINE_PROGRAMS): %: %.o $(ENGINE_C_OBJS) $(CUDA_OBJS)
+	$(CC) -o $@ $^ $(CUDA_LINK) -lm
 
 engine-test: test/engine/engine_test
 	test/engine/engine_test $(ENGINE_TEST_FLAGS)

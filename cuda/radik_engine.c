@@ -2,7 +2,7 @@
  * radik_engine.c
  *	  The dispatcher behind radik_engine.h: checks every caller's argument once, keeps the
  *	  selection's call order, and routes each call to the CPU twin (radik_cpu.c) or the CUDA
- *	  engine (radik_gpu.cu) through the contract of radik_backend.h.
+ *	  engine (radik_gpu_*.cu) through the contract of radik_backend.h.
  *
  * Why a dispatcher at all: both backends must behave identically at the door (same argument
  * checks, same order rules, same answers for the edge cases), and checking in one place is the

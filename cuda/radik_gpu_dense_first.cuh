@@ -1,13 +1,14 @@
 /*
  * radik_gpu_dense_first.cuh
- *	  The speculative first pass when k is a sizeable share of n (the dense case): one read of the
- *	  input that writes every key below the sample's guess to the output and keeps the keys inside
- *	  the guess as the next round's candidates, with as few instructions a key as a plain select.
+ *	  The speculative first pass when k is a sizeable share of n (the dense case), and its
+ *	  launcher: one read of the input that writes every key below the sample's guess to the output
+ *	  and keeps the keys inside the guess as the next round's candidates, with as few instructions
+ *	  a key as a plain select.
  *
  * Why a kernel of its own: for k = n/4 of 2^30 float keys this pass writes 2^28 keys and ids, and
- * the general block-wide filter (filter_dense_kernel) took 5.2 ms for it where a plain select of
- * the same traffic takes 2.2 ms (test/engine/filter_traffic_probe.cu): it was bound by its
- * instructions (about 3 warp instructions a key: a block scan, a shared staging buffer and its
+ * the general block-wide filter (filter_dense_kernel) took 5.2 ms for it on an H200 where a bare
+ * kernel that reads the keys and writes the same 2^28 keys and ids takes 2.2 ms: it was bound by
+ * its instructions (about 3 warp instructions a key: a block scan, a shared staging buffer and its
  * flushes, per-key branches for ties and rounds this pass never has).  The first pass needs
  * less than a general round: there are no ties to cut (the chosen "bin" is the guess's range),
  * so each tile costs two barriers and, per key, two comparisons, two ballots and one store path:
@@ -30,7 +31,9 @@
 #ifndef RADIK_GPU_DENSE_FIRST_CUH
 #define RADIK_GPU_DENSE_FIRST_CUH
 
-#include "radik_gpu_kernels.cuh"
+#include <cuda_runtime.h>
+
+#include "radik_gpu_filter.cuh"
 
 namespace radik
 {
@@ -240,6 +243,16 @@ dense_first_kernel(SelectArgs<Key> a)
 		dense_first_tiles<Key, false, true>(p, sh);
 	else
 		dense_first_tiles<Key, false, false>(p, sh);
+}
+
+/* The dense speculative first pass, width blocks per segment. */
+template <typename Key>
+cudaError_t
+launch_dense_first(const SelectArgs<Key> &a, unsigned int width, unsigned int segments,
+				   cudaStream_t stream)
+{
+	dense_first_kernel<Key><<<dim3(width, segments), THREADS, 0, stream>>>(a);
+	return cudaGetLastError();
 }
 
 }								/* namespace radik */

@@ -17,36 +17,21 @@ extern "C" {
 
 /*
  * Select, on stream, the ks[s] smallest of segment s = keys[offsets[s] .. offsets[s+1]) for every
- * segment, sorted by key, into out_keys/out_ids at out_offsets[s] (device arrays of key_bytes
- * wide keys and 64-bit ids).  keys and ids are device pointers (ids NULL: an entry's id is its
- * index in its segment); offsets, ks and out_offsets are host arrays.  Uses the process's cached
- * device workspace (so no selection may be open at the same time, and successive calls must use
- * the same stream).  Returns without waiting for the stream, except where the selection itself
- * must wait: the one-pass small-k path (for its verdict) and a single segment's answer of 2^22
- * entries or more (for the bits its sort needs, radik_gpu.cu's sort_bit_range).  So the call
- * cannot be captured into a CUDA graph.
+ * segment, sorted by key (unless a measuring build turned the sort off: radik_gpu_switches.h),
+ * into out_keys/out_ids at out_offsets[s] (device arrays of key_bytes wide keys and 64-bit ids).
+ * keys and ids are device pointers (ids NULL: an entry's id is its index in its segment);
+ * offsets, ks and out_offsets are host arrays.  Uses the process's cached device workspace (so
+ * no selection may be open at the same time, and successive calls must use the same stream).
+ * Returns without waiting for the stream, except where the selection itself must wait: the
+ * one-pass small-k path (for its verdict) and a single segment's answer of 2^22 entries or more
+ * (for the bits its sort needs, sort_bit_range in radik_gpu_sort.cu).  So the call cannot be
+ * captured into a CUDA graph.
  */
 radik_status radik_gpu_select_on_device(int key_bytes, const void *keys, const uint64_t *ids,
 										size_t segments, const uint64_t *offsets,
 										const uint64_t *ks, const uint64_t *out_offsets,
 										void *out_keys, uint64_t *out_ids, cudaStream_t stream,
 										radik_error *err);
-
-/* Histogram variant, for measuring: 1 = warp-aggregated shared atomics, 0 = plain (default). */
-void		radik_gpu_set_warp_aggregate(int enabled);
-
-/* First pass, for measuring: 1 = speculative (sample-guessed k-th key, default), 0 = always the
- * full histogram round 0 (two passes over the input). */
-void		radik_gpu_set_speculation(int enabled);
-
-/* The one-pass small-k path (radik_gpu_small.cuh), for measuring: 1 = tried first (default), 0 =
- * the general rounds only.  The environment variable RADIK_GPU_SMALL_SELECTION=off sets 0 at
- * the first GPU call (so the engine tests can run the general rounds on small inputs). */
-void		radik_gpu_set_small_selection(int enabled);
-
-/* Output order, for measuring: 1 = sorted (default), 0 = the k smallest in no particular order
- * (the selection without its final sort, as torch.topk(sorted=False) returns them). */
-void		radik_gpu_set_sorted_output(int enabled);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,8 @@
 /*
  * bench_keys.cuh
- *	  The keys the engine's benchmark programs time on (engine_bench, cluster_probe): generated on
- *	  the device from a hash of the index and the run's seed, so never zeros and never the same
- *	  data twice, and simple enough to be repeated exactly in PyTorch (torch_topk_bench.py).
+ *	  The keys the engine's benchmark (engine_bench) times on: generated on the device from a hash
+ *	  of the index and the run's seed, so never zeros and never the same data twice, and simple
+ *	  enough to be repeated exactly in PyTorch (torch_topk_bench.py).
  */
 #ifndef RADIK_BENCH_KEYS_CUH
 #define RADIK_BENCH_KEYS_CUH
@@ -10,8 +10,6 @@
 #include <cstdint>
 
 #include "radik_keys.h"
-
-#include "probe_common.cuh"
 
 enum Distribution
 {
@@ -32,12 +30,18 @@ key_bytes_of(int dist)
 	return dist == F32_UNIFORM || dist == F32_NARROW ? 4 : 8;
 }
 
-
 /* murmur3's finaliser over a 32-bit counter: reproducible in PyTorch with int64 arithmetic */
 __device__ __forceinline__ uint32_t
 mix32(uint32_t i, uint32_t seed)
 {
-	return murmur_mix(i * 0x9E3779B1u + seed * 0x85EBCA77u);
+	uint32_t	h = i * 0x9E3779B1u + seed * 0x85EBCA77u;
+
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
 }
 
 __global__ void

@@ -34,10 +34,10 @@
 
 #include "radik_engine.h"
 #include "radik_gpu_device.cuh"
+#include "radik_gpu_switches.h"
 #include "radik_keys.h"
 
 #include "bench_keys.cuh"
-#include "probe_common.cuh"
 
 #define CHECK(call) \
 	do { \
@@ -101,7 +101,7 @@ all_cases(int max_log_n)
 				if (k < n && (k != 65536 || n / 4 != 65536))
 					cases.push_back({dist, log_n, k, 1});
 		}
-	/* issue 6's rows, and Zipf(1.1) for exactness on heavy ties */
+	/* narrow floats and int64 at 2^28, and Zipf(1.1) for exactness on heavy ties */
 	if (28 <= max_log_n)
 	{
 		cases.push_back({F32_NARROW, 28, 512, 1});

@@ -12,12 +12,16 @@
  * The CPU twin is always tested; the GPU engine too when radik_gpu_probe finds a device, and
  * then the GPU's keys are also compared with the CPU twin's on the same inputs.  Inputs are fresh
  * random data each run; the seed is printed first and can be replayed with --seed N (or the
- * RADIK_TEST_SEED environment variable).  Flags: --cpu-only, --gpu-only.
+ * RADIK_TEST_SEED environment variable).  Flags: --cpu-only, --gpu-only, and --general-rounds
+ * (or RADIK_GPU_SMALL_SELECTION=off), which turns the GPU's one-pass small-k path off so that
+ * the general rounds meet the small inputs too (a switch of radik_gpu_switches.h, built into the
+ * test program alone).
  *
  * Output: one line per group, then exactly "N passed, N failed" (counting cases), which CI
  * reads; the exit status is non-zero if anything failed.
  */
 #include "radik_engine.h"
+#include "radik_gpu_switches.h"
 #include "radik_keys.h"
 
 #include <float.h>
@@ -1228,7 +1232,7 @@ test_chunk_boundaries(size_t capacity)
  * of every (count / 2048)-th key from the first never reads (where everything pushed is the
  * answer, k >= n, the answer is sorted in the order pushed).  Each input also goes through the
  * batch call without ids, where the GPU keeps a large answer's positions as 32-bit indexes until
- * its sort (store_out_id in cuda/radik_gpu_kernels.cuh): every id must still be its key's
+ * its sort (store_out_id in cuda/radik_gpu_filter.cuh): every id must still be its key's
  * position.
  */
 static void check_batch(const char *label, radik_device device, int key_bytes,
@@ -1807,8 +1811,10 @@ int
 main(int argc, char **argv)
 {
 	const char *seed_text = getenv("RADIK_TEST_SEED");
+	const char *small_selection = getenv("RADIK_GPU_SMALL_SELECTION");
 	int			cpu_only = 0;
 	int			gpu_only = 0;
+	int			general_rounds = small_selection != NULL && strcmp(small_selection, "off") == 0;
 	radik_error err;
 	radik_status probe;
 	radik_status background_start = RADIK_NO_DEVICE;
@@ -1822,11 +1828,14 @@ main(int argc, char **argv)
 			cpu_only = 1;
 		else if (strcmp(argv[i], "--gpu-only") == 0)
 			gpu_only = 1;
+		else if (strcmp(argv[i], "--general-rounds") == 0)
+			general_rounds = 1;
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
 			seed_text = argv[++i];
 		else
 		{
-			fprintf(stderr, "usage: %s [--cpu-only | --gpu-only] [--seed N]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--cpu-only | --gpu-only] [--general-rounds] [--seed N]\n",
+					argv[0]);
 			return 2;
 		}
 	}
@@ -1839,6 +1848,15 @@ main(int argc, char **argv)
 		(uint64_t) time(NULL) ^ ((uint64_t) clock() << 32);
 	rng_state = seed;
 	printf("engine_test: seed %" PRIu64 " (replay with --seed %" PRIu64 ")\n", seed, seed);
+	if (general_rounds)
+	{
+#ifdef RADIK_GPU_SWITCHES
+		radik_gpu_set_small_selection(0);
+		printf("engine_test: the GPU's one-pass small-k path is off (the general rounds only)\n");
+#else
+		printf("engine_test: built without RADIK_GPU_SWITCHES: --general-rounds changes nothing\n");
+#endif
+	}
 
 	err.message[0] = '\0';
 	/* the GPU is started in the background first (as the PostgreSQL side does), then probed */

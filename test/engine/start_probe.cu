@@ -12,7 +12,9 @@
  *   background  radik_gpu_start_in_background (how long the caller is held), how long until
  *               radik_gpu_starting() turns 0, then the same open and chunk
  * One mode a run: CUDA is started once a process.  Wall-clock times (CLOCK_MONOTONIC), in ms.
- * Measured with it: docs/performance.md, "Sixteenth session".
+ * On an H200 host, each a fresh process: the driver's initialisation 100-212 ms, the context
+ * 108-111 ms, 128 MB of pinned memory 59-62 ms; the background start returns to its caller after
+ * 0.05 ms and has started the GPU and pinned a 50M-row table's chunk buffers after 240-280 ms.
  */
 #include <cstdio>
 #include <cstdlib>
