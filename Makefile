@@ -16,7 +16,7 @@ MODULE_big = radik
 
 PG_CONFIG ?= pg_config
 
-C_SOURCES = $(wildcard src/*.c) cuda/radik_engine.c cuda/radik_cpu.c
+C_SOURCES = $(wildcard src/*.c) cuda/radik_dispatch.c cuda/radik_cpu.c
 OBJS = $(C_SOURCES:.c=.o)
 
 DATA = $(wildcard sql/radik--*.sql)
@@ -85,7 +85,7 @@ ENGINE_CFLAGS = -O2 -std=gnu11 -Wall -Wextra -Icuda -DRADIK_GPU_SWITCHES \
 	$(if $(filter 1,$(WERROR)),-Werror)
 ENGINE_HEADERS = cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h \
 	cuda/radik_gpu_switches.h
-ENGINE_C_OBJS = test/engine/radik_engine.o test/engine/radik_cpu.o test/engine/radik_gpu_switches.o
+ENGINE_C_OBJS = test/engine/radik_dispatch.o test/engine/radik_cpu.o test/engine/radik_gpu_switches.o
 ifneq ($(NVCC),)
 ENGINE_PROGRAMS = test/engine/engine_test test/engine/engine_bench test/engine/start_probe
 else

@@ -1,7 +1,7 @@
 /*
  * radik_backend.h
  *	  Inside the engine: what each backend (the CPU twin in radik_cpu.c, the CUDA engine in
- *	  radik_gpu_*.cu) provides to the dispatcher in radik_engine.c.
+ *	  radik_gpu_*.cu) provides to the dispatcher in radik_dispatch.c.
  *
  * Each backend implements the streaming selection and the batch selection of radik_engine.h over
  * an opaque state of its own; the dispatcher checks arguments once, routes each call by the

@@ -3,7 +3,7 @@
  *	  The GPU backend of a build without CUDA: every call answers RADIK_NO_DEVICE.
  *
  * The Makefile compiles this file instead of radik_gpu_*.cu when no nvcc is found, so that the
- * dispatcher (radik_engine.c) links the same way in every build and the PostgreSQL side needs no
+ * dispatcher (radik_dispatch.c) links the same way in every build and the PostgreSQL side needs no
  * #ifdef: asking for the GPU simply gets the normal "no device" answer, and radik falls back to
  * the CPU twin exactly as it does on a machine whose driver or GPU is missing.
  */

@@ -14,7 +14,7 @@
 #include "utils/memutils.h"
 
 #include "radik_carry.h"
-#include "radik_select.h"
+#include "radik_heap.h"
 
 /* The bytes a tuple of len bytes takes in a store. */
 static inline Size

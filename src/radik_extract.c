@@ -39,6 +39,8 @@
 #include "postgres.h"
 
 #include "radik_compat.h"
+#include "radik_extract.h"
+#include "radik_heap.h"
 #include "access/heapam.h"
 #include "access/tableam.h"
 #include "access/tupmacs.h"
@@ -52,8 +54,6 @@
 #include "storage/predicate.h"
 #include "utils/rel.h"
 
-#include "radik.h"
-#include "radik_extract.h"
 
 /* Rows whose quals and key are read between two rounds of prefetching (extract_page_column). */
 #define QUAL_ROWS_PER_CALL 32
@@ -65,36 +65,6 @@
 #define GUESS_MISSES_TO_PAUSE 4
 #define GUESS_PROBE_PAGES 64
 
-
-/* Prepare to read column attnum of rel straight from its tuples. */
-void
-radik_column_reader_init(RadikColumnReader *column, Relation rel, AttrNumber attnum)
-{
-	TupleDesc	desc = RelationGetDescr(rel);
-	Form_pg_attribute target = TupleDescAttr(desc, attnum - 1);
-	int32		offset = 0;
-
-	column->attnum = attnum;
-	column->desc = desc;
-	column->byval = target->attbyval;
-	column->len = target->attlen;
-
-	/* As heap_deform_tuple lays columns out: fixed-width ones at aligned, known offsets. */
-	for (int i = 0; i < attnum; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attlen <= 0)
-		{
-			offset = -1;
-			break;
-		}
-		offset = att_align_nominal(offset, att->attalign);
-		if (i < attnum - 1)
-			offset += att->attlen;
-	}
-	column->fixed_offset = offset;
-}
 
 /*
  * Add the columns node's Vars read to the Bitmapset *context; stop (true) at a whole-row or

@@ -24,8 +24,8 @@
 
 #include "radik_carry.h"
 #include "radik_datum_keys.h"
+#include "radik_heap.h"
 #include "radik_native_qual.h"
-#include "radik_select.h"
 
 /*
  * Rows extracted and not yet handed on.  keys holds uint32 or uint64 values (key_bytes), ids the
@@ -46,45 +46,6 @@ typedef struct RadikKeyBatch
 	size_t		nulls_capacity;
 	RadikRowStore *rows;		/* NULL: no row is carried */
 } RadikKeyBatch;
-
-/* How to read a plain column straight from a heap tuple. */
-typedef struct RadikColumnReader
-{
-	AttrNumber	attnum;
-	TupleDesc	desc;
-	int32		fixed_offset;	/* >= 0: its offset in a tuple without NULLs */
-	bool		byval;
-	int16		len;
-} RadikColumnReader;
-
-/* Prepare to read column attnum of rel straight from its tuples. */
-extern void radik_column_reader_init(RadikColumnReader *column, Relation rel, AttrNumber attnum);
-
-/*
- * Whether a row's attributes up to attnum sit at their cached offsets (attcacheoff, counted from
- * the row's data): the row has no NULLs and was written after attribute attnum was added.
- */
-static pg_attribute_always_inline bool
-radik_row_at_cached_offsets(HeapTupleHeader header, AttrNumber attnum)
-{
-	return (header->t_infomask & HEAP_HASNULL) == 0 && HeapTupleHeaderGetNatts(header) >= attnum;
-}
-
-/* The column's value in tuple. */
-static pg_attribute_always_inline Datum
-radik_read_column(const RadikColumnReader *column, HeapTuple tuple, bool *isnull)
-{
-	HeapTupleHeader header = tuple->t_data;
-
-	if (column->fixed_offset >= 0 && radik_row_at_cached_offsets(header, column->attnum))
-	{
-		*isnull = false;
-		return fetch_att((char *) header + header->t_hoff + column->fixed_offset,
-						 column->byval, column->len);
-	}
-	/* NULLs, variable-width columns before it, or a column added after the row was written */
-	return heap_getattr(tuple, column->attnum, column->desc, isnull);
-}
 
 /* One table scan's extraction state; see radik_extract_begin. */
 typedef struct RadikExtractor

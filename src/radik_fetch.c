@@ -22,6 +22,8 @@
 #include "postgres.h"
 
 #include "radik_compat.h"
+#include "radik_fetch.h"
+#include "radik_heap.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "miscadmin.h"
@@ -29,9 +31,6 @@
 #include "storage/predicate.h"
 #include "utils/rel.h"
 
-#include "radik.h"
-#include "radik_fetch.h"
-#include "radik_select.h"
 
 /* Pages pinned ahead of the one being read (a power of two). */
 #define FETCH_PAGES_AHEAD 16

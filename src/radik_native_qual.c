@@ -47,7 +47,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "radik_extract.h"
+#include "radik_heap.h"
 #include "radik_keys.h"
 #include "radik_native_qual.h"
 

@@ -22,8 +22,9 @@
 #include "storage/bufpage.h"
 #include "utils/relcache.h"
 
+#include "radik_heap.h"
+
 typedef struct RadikNativeQual RadikNativeQual;
-struct RadikColumnReader;		/* radik_extract.h */
 
 /* What a native qual says about one row. */
 typedef enum RadikQualResult
@@ -60,7 +61,7 @@ extern void radik_native_qual_run_page(const RadikNativeQual *qual, Page page, B
  */
 extern int	radik_native_qual_select_page(const RadikNativeQual *qual, Page page,
 										  const OffsetNumber *offsets, int n,
-										  const struct RadikColumnReader *key, Datum *values,
+										  const RadikColumnReader *key, Datum *values,
 										  OffsetNumber *passing);
 
 #endif							/* RADIK_NATIVE_QUAL_H */

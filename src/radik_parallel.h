@@ -20,7 +20,6 @@
 #include "utils/snapshot.h"
 
 #include "radik_extract.h"
-#include "radik_select.h"
 
 /* The leader's side of a parallel extraction. */
 typedef struct RadikParallelScan RadikParallelScan;

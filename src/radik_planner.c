@@ -91,8 +91,10 @@
 #include "utils/spccache.h"
 
 #include "radik.h"
+#include "radik_device.h"
 #include "radik_scan.h"
 #include "radik_select.h"
+#include "radik_settings.h"
 
 /* PostgreSQL's guess of the rows a LIMIT with a non-constant count wants (preprocess_limit). */
 #define DEFAULT_LIMIT_FRACTION 0.10

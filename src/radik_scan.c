@@ -564,23 +564,29 @@ run_selection(RadikScanState *state)
 	ScanState  *ss = &state->css.ss;
 	EState	   *estate = ss->ps.state;
 	int64		wanted = rows_wanted(state);
+	RadikSelection selection;
 	RadikSelectResult result;
 	MemoryContext old_context;
 
 	MemoryContextReset(state->selection_context);
 	old_context = MemoryContextSwitchTo(state->selection_context);
 
-	/* Rows made from their keys need no copy; others are carried within work_mem. */
+	selection.rel = ss->ss_currentRelation;
+	selection.snapshot = estate->es_snapshot;
+	selection.econtext = ss->ps.ps_ExprContext;
+	selection.qual = state->qual;
+	selection.key = &state->keys[0];
+	selection.k = wanted;
 	/*
 	 * Ties at the cut: all of them for several keys (the next key orders them, NULL rows too) and
 	 * for WITH TIES; with one numeric key, the rows whose summary ties (NULL rows are equal).
 	 */
-	radik_select_rows(ss->ss_currentRelation, estate->es_snapshot, ss->ps.ps_ExprContext,
-					  state->qual, &state->keys[0], wanted,
-					  state->nkeys > 1 || state->with_ties ? RADIK_TIES_ALL :
-					  state->sort_candidates ? RADIK_TIES_KEYS : RADIK_TIES_NONE,
-					  estate->es_use_parallel_mode ? &state->parallel : NULL,
-					  state->output_from_keys ? 0 : (Size) work_mem * 1024, &result);
+	selection.ties = state->nkeys > 1 || state->with_ties ? RADIK_TIES_ALL :
+		state->sort_candidates ? RADIK_TIES_KEYS : RADIK_TIES_NONE;
+	selection.parallel = estate->es_use_parallel_mode ? &state->parallel : NULL;
+	/* Rows made from their keys need no copy; others are carried within work_mem. */
+	selection.carry_bytes = state->output_from_keys ? 0 : (Size) work_mem * 1024;
+	radik_select_rows(&selection, &result);
 	state->tids = result.tids;
 	state->carried = result.carried;
 	state->ntids = result.ntids;
@@ -596,19 +602,7 @@ run_selection(RadikScanState *state)
 
 	InstrCountFiltered1(state, result.stats.rows_scanned - result.stats.rows_matched);
 	state->selections++;
-	strlcpy(state->totals.device, result.stats.device, sizeof(state->totals.device));
-	state->totals.workers_launched += result.stats.workers_launched;
-	state->totals.rows_scanned += result.stats.rows_scanned;
-	state->totals.rows_matched += result.stats.rows_matched;
-	state->totals.rows_rescanned += result.stats.rows_rescanned;
-	state->totals.rows_sent += result.stats.rows_sent;
-	state->totals.seed_pages += result.stats.seed_pages;
-	state->totals.seed_thresholds += result.stats.seed_thresholds;
-	state->totals.seed_misses += result.stats.seed_misses;
-	state->totals.gpu_fallbacks += result.stats.gpu_fallbacks;
-	state->totals.scan_ms += result.stats.scan_ms;
-	state->totals.copy_ms += result.stats.copy_ms;
-	state->totals.select_ms += result.stats.select_ms;
+	radik_select_stats_add(&state->totals, &result.stats);
 
 	state->next = 0;
 	state->batch_start = state->batch_end = 0;

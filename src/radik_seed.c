@@ -30,9 +30,9 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "radik.h"
 #include "radik_extract.h"
 #include "radik_seed.h"
+#include "radik_settings.h"
 
 /* Sampled rows expected among the best k: the precision the sample aims at. */
 #define SEED_SAMPLE_HITS 128

@@ -20,7 +20,7 @@
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
 
-#include "radik_select.h"
+#include "radik_heap.h"
 
 /*
  * Sample rel's pages (below nblocks) and look for the smallest key that, by the sample, at least

@@ -1,33 +1,13 @@
 /*
  * radik_select.c
- *	  Scan a heap table under a snapshot, compute the first sort key of every row that passes the
- *	  quals, and select the best rows with the engine (radik_select.h).
+ *	  Select the best rows of a table (radik_select.h): how many to ask the engine for, the rows
+ *	  tied at the cut, and the answer made of what the engine and the feed return.
  *
- * One code path serves both the custom scan and radik_topk(), so both see rows exactly as a
- * sequential scan with the same snapshot would.  The rows are read by the key extractor
- * (radik_extract.c), in this process alone or, when the caller asks for workers and runs in
- * parallel mode, by parallel workers too (radik_parallel.c), this process then taking its share
- * of the blocks between reading what the workers send.
- *
- * Keys travel to the engine in the chunk buffers it hands out (radik_chunk_buffer), each key
- * with its row's TID packed into the 64-bit id (block << 16 | offset): this process extracts
- * straight into the chunk buffer, the workers' batches are copied into it.  After every chunk
- * the engine's running k-th key (radik_threshold) lets the extractors drop rows whose key is
- * already too large to be selected (the workers learn it through shared memory), so few keys are
- * copied once the selection has settled; for a small k the first chunk is pushed early, after a
- * few times k rows, to get that threshold soon, and each later one once it doubles the rows
- * pushed, so the threshold keeps tightening as the rows seen grow.  For a large k the engine has
- * none until millions of rows are in, so a threshold judged from a sample of the table's pages is
- * used from the start instead (radik_seed.c); should the engine end with fewer than k rows, that
- * threshold may have dropped rows of the answer, and the table is read again without it.  Rows
- * whose key is NULL never reach the engine: they are kept aside and placed first or last
- * afterwards, as NULLS FIRST / NULLS LAST asks.
- *
- * When the caller wants whole rows (carry_bytes), the extractors also copy every row they hand
- * on, and the id names the copy instead of the TID (radik_carry.h): this process's extractor
- * into its row store, the workers into their messages, from which this process moves the rows
- * that pass its threshold into its store.  When the store reaches carry_bytes, carrying stops
- * everywhere, and the rows not carried are fetched by the caller as before.
+ * The table's rows reach the engine through the feed (radik_feed.c).  Rows whose key is NULL
+ * never reach the engine: the feed keeps them aside, and they are placed first or last here, as
+ * NULLS FIRST / NULLS LAST asks.  When a threshold from a sample of the table was used and the
+ * engine ended with fewer than k rows, that threshold may have dropped rows of the answer, and
+ * the table is read again without it.
  *
  * Ties (RadikTies): the engine cuts rows with equal keys arbitrarily at the boundary.  To learn
  * whether that cut separated equal keys without a second pass in the usual case, the engine is
@@ -39,152 +19,19 @@
  * table read again (with the workers, as the first time), in a selection of every row whose key
  * is at or below the boundary key: its threshold is that key from the first row on, so only the
  * rows before the group and the group itself reach the engine, and they are the answer.
- *
- * Under radik.device = auto, a selection the GPU runs out of memory for (its own memory, or
- * radik.gpu_memory_limit) is no error: the scan stops, the selection is closed and run again from
- * the start on the CPU twin (select_table), and the server log says so.
- *
- * The engine selection is closed by a reset callback on a private memory context, so an error or
- * a cancel anywhere in the scan releases its pinned and device memory when the caller's memory
- * is cleaned up; the parallel context, if any, is cleaned up by the transaction's abort.
  */
 #include "postgres.h"
 
 #include "access/heapam.h"
-#include "access/parallel.h"
-#include "catalog/catalog.h"
 #include "catalog/pg_am.h"
 #include "miscadmin.h"
-#include "optimizer/optimizer.h"
 #include "portability/instr_time.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "radik.h"
-#include "radik_extract.h"
-#include "radik_parallel.h"
-#include "radik_seed.h"
+#include "radik_feed.h"
 #include "radik_select.h"
-
-/* Pages this process reads between two looks at the workers' queues. */
-#define LEADER_PAGES_PER_CALL_PARALLEL 4
-#define LEADER_PAGES_PER_CALL_SERIAL 64
-
-/* The open engine selection, closed when the selection's memory context goes away. */
-typedef struct EngineGuard
-{
-	radik_selection *selection;
-	MemoryContextCallback callback;
-} EngineGuard;
-
-/* A growable array of TIDs (the rows whose key is NULL). */
-typedef struct TidList
-{
-	ItemPointerData *items;
-	int64		count;
-	int64		capacity;
-} TidList;
-
-/*
- * Where extracted rows go: the engine's current chunk buffer (rows up to push_at, then pushed),
- * the running threshold, and the rows whose key is NULL.
- */
-typedef struct EngineFeed
-{
-	EngineGuard *guard;
-	radik_device device;		/* where the selection runs */
-	bool		gpu_starting;	/* on the CPU because the GPU is starting in the background */
-	bool		gpu_out_of_memory;	/* it ran out of GPU memory, radik.device being auto */
-	radik_error gpu_failure;	/* the engine's words for it */
-	int			key_bytes;
-	void	   *keys;
-	uint64	   *ids;
-	size_t		capacity;
-	size_t		count;
-	size_t		push_at;
-	uint64		threshold;		/* PG_UINT64_MAX until the engine has k keys */
-	uint64		start_threshold;	/* the threshold a selection starts with (PG_UINT64_MAX) */
-	RadikParallelScan *workers; /* told every new threshold; may be NULL */
-	RadikRowStore *carry;		/* rows carried whole (radik_carry.h); NULL: none */
-	bool		carrying;		/* carry is not full yet */
-	TidList		nulls;
-	int64		nulls_limit;
-	int64		rows_sent;
-	size_t		rows_pushed;	/* by this selection (select_table) */
-	double		copy_ms;
-
-	/* With ties: a copy of every key and id pushed by this selection, up to kept_limit. */
-	bool		keep_pushed;	/* asked for */
-	bool		kept_all;		/* the copy holds every row pushed so far */
-	uint64	   *kept_keys;
-	uint64	   *kept_ids;
-	size_t		kept_count;
-	size_t		kept_capacity;
-	size_t		kept_limit;
-	MemoryContext kept_context; /* where the copy lives */
-} EngineFeed;
-
-static void
-close_engine_selection(void *arg)
-{
-	EngineGuard *guard = (EngineGuard *) arg;
-
-	radik_close(guard->selection);
-	guard->selection = NULL;
-}
-
-static void
-tid_list_append(TidList *list, const ItemPointerData *tid)
-{
-	if (list->count == list->capacity)
-	{
-		int64		capacity = list->capacity < 256 ? 256 : list->capacity * 2;
-
-		if (list->items == NULL)
-			list->items = MemoryContextAllocHuge(CurrentMemoryContext,
-												 capacity * sizeof(ItemPointerData));
-		else
-			list->items = repalloc_huge(list->items, capacity * sizeof(ItemPointerData));
-		list->capacity = capacity;
-	}
-	list->items[list->count++] = *tid;
-}
-
-static void
-check_engine(radik_status status, const radik_error *err)
-{
-	if (status != RADIK_OK)
-		radik_engine_error(status, err);
-}
-
-/*
- * check_engine for the calls of a selection being fed: under radik.device = auto, a GPU that
- * runs out of memory (its own, or radik.gpu_memory_limit) is no error but a reason to select on
- * the CPU instead (select_table).  Returns false then, with the feed marked; the callers stop
- * feeding.
- */
-static bool
-feed_check(EngineFeed *feed, radik_status status, const radik_error *err)
-{
-	if (status == RADIK_OK)
-		return true;
-	if (status == RADIK_OUT_OF_MEMORY && feed->device == RADIK_DEVICE_GPU)
-	{
-		if (radik_device_setting == RADIK_SETTING_DEVICE_AUTO)
-		{
-			feed->gpu_out_of_memory = true;
-			feed->gpu_failure = *err;
-			return false;
-		}
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("radik selection failed: the GPU is out of memory"),
-				 errdetail("%s", err->message),
-				 errhint("With radik.device = \"auto\", such a selection runs on the CPU instead.")));
-	}
-	radik_engine_error(status, err);
-}
 
 static double
 elapsed_ms(instr_time start)
@@ -194,395 +41,6 @@ elapsed_ms(instr_time start)
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
 	return INSTR_TIME_GET_MILLISEC(now);
-}
-
-
-/*
- * Keep a copy of the rows in the chunk buffer, about to be pushed (feed->keep_pushed), or give
- * the copy up when it would pass kept_limit.
- */
-static void
-feed_keep_chunk(EngineFeed *feed)
-{
-	size_t		needed = feed->kept_count + feed->count;
-
-	if (!feed->kept_all || feed->count == 0)
-		return;
-	if (needed > feed->kept_limit)
-	{
-		/* too many: the caller will read the table again if it needs the group */
-		feed->kept_all = false;
-		if (feed->kept_keys != NULL)
-		{
-			pfree(feed->kept_keys);
-			pfree(feed->kept_ids);
-		}
-		feed->kept_keys = feed->kept_ids = NULL;
-		feed->kept_capacity = 0;
-		return;
-	}
-	if (needed > feed->kept_capacity)
-	{
-		size_t		capacity = Min(Max(needed, 2 * feed->kept_capacity), feed->kept_limit);
-
-		capacity = Max(capacity, 1024);
-		if (feed->kept_keys == NULL)
-		{
-			feed->kept_keys = MemoryContextAllocHuge(feed->kept_context,
-													 capacity * sizeof(uint64));
-			feed->kept_ids = MemoryContextAllocHuge(feed->kept_context,
-													capacity * sizeof(uint64));
-		}
-		else
-		{
-			feed->kept_keys = repalloc_huge(feed->kept_keys, capacity * sizeof(uint64));
-			feed->kept_ids = repalloc_huge(feed->kept_ids, capacity * sizeof(uint64));
-		}
-		feed->kept_capacity = capacity;
-	}
-	for (size_t i = 0; i < feed->count; i++)
-		feed->kept_keys[feed->kept_count + i] = feed->key_bytes == 4 ?
-			((const uint32 *) feed->keys)[i] : ((const uint64 *) feed->keys)[i];
-	memcpy(feed->kept_ids + feed->kept_count, feed->ids, feed->count * sizeof(uint64));
-	feed->kept_count = needed;
-}
-
-/*
- * Hand the rows in the chunk buffer to the engine (a copy kept first, with ties); false when the
- * GPU ran out of memory (feed_check).
- */
-static bool
-feed_push_chunk(EngineFeed *feed)
-{
-	radik_error err;
-
-	feed_keep_chunk(feed);
-	if (!feed_check(feed, radik_push_chunk(feed->guard->selection, feed->count, &err), &err))
-		return false;
-	feed->rows_sent += feed->count;
-	feed->rows_pushed += feed->count;
-	feed->count = 0;
-	return true;
-}
-
-/*
- * Push the rows in the chunk buffer to the engine, then learn the new threshold.  When the GPU
- * runs out of memory (feed_check) the feed is marked and its callers stop.
- */
-static void
-feed_push(EngineFeed *feed)
-{
-	radik_error err;
-	instr_time	start;
-	uint64		kth_key;
-	int			valid;
-
-	if (feed->gpu_out_of_memory)
-		return;					/* the selection failed: no more calls on it */
-	INSTR_TIME_SET_CURRENT(start);
-	if (!feed_push_chunk(feed))
-		return;
-	if (!feed_check(feed, radik_threshold(feed->guard->selection, &kth_key, &valid, &err), &err))
-		return;
-	if (valid && kth_key < feed->threshold)
-	{
-		feed->threshold = kth_key;
-		if (feed->workers != NULL)
-			radik_parallel_set_threshold(feed->workers, kth_key);
-	}
-	if (!feed_check(feed, radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
-											 &feed->capacity, &err), &err))
-		return;
-
-	/*
-	 * The next chunk when it holds as many rows as were pushed before it (or as the first
-	 * chunk): the threshold tightens after every doubling of the rows seen, instead of only
-	 * after a full chunk, so that a middling k (say 1000, whose first threshold lets about one
-	 * row in eight through) does not send millions of rows before its second.
-	 */
-	feed->push_at = Min(feed->capacity, Max(feed->push_at, feed->rows_pushed));
-	feed->copy_ms += elapsed_ms(start);
-}
-
-/* Keep the rows of batch whose key is NULL, as many as may be returned. */
-static void
-feed_nulls(EngineFeed *feed, const RadikKeyBatch *batch)
-{
-	for (size_t i = 0; i < batch->nnulls && feed->nulls.count < feed->nulls_limit; i++)
-		tid_list_append(&feed->nulls, &batch->nulls[i]);
-}
-
-/* Carry no more rows, in this process or in the workers: the store is full. */
-static void
-feed_stop_carrying(EngineFeed *feed)
-{
-	feed->carrying = false;
-	if (feed->workers != NULL)
-		radik_parallel_stop_carrying(feed->workers);
-}
-
-/*
- * The id in this process of a row a worker sent with id: the row's copy in this process's
- * store when the worker carried it and the store takes it, else its TID.
- */
-static uint64
-feed_worker_row_id(EngineFeed *feed, const RadikKeyBatch *batch, uint64 id)
-{
-	RadikCarriedRow *row;
-
-	if (!radik_id_is_carried(id))
-		return id;
-	row = radik_carried_row(batch->rows, id);
-	if (!feed->carrying)
-		return radik_pack_tid(&row->tid);
-	id = radik_carry_row_into(feed->carry, row);
-	if (!radik_id_is_carried(id))
-		feed_stop_carrying(feed);
-	return id;
-}
-
-/* Copy a worker's batch into the chunk buffer, dropping keys beyond the threshold. */
-static void
-feed_worker_batch(EngineFeed *feed, const RadikKeyBatch *batch)
-{
-	for (size_t i = 0; i < batch->count; i++)
-	{
-		uint64		key = feed->key_bytes == 4 ? ((const uint32 *) batch->keys)[i] :
-		((const uint64 *) batch->keys)[i];
-
-		if (key > feed->threshold)
-			continue;
-		if (feed->key_bytes == 4)
-			((uint32 *) feed->keys)[feed->count] = (uint32) key;
-		else
-			((uint64 *) feed->keys)[feed->count] = key;
-		feed->ids[feed->count++] = feed_worker_row_id(feed, batch, batch->ids[i]);
-		if (feed->count == feed->push_at)
-		{
-			feed_push(feed);
-			if (feed->gpu_out_of_memory)
-				return;
-		}
-	}
-	feed_nulls(feed, batch);
-}
-
-/*
- * The store this process's extractor carries rows into, with room for a page's rows at least
- * (it doubles when short, within its limit), or NULL once it is full.
- */
-static RadikRowStore *
-feed_carry_room(EngineFeed *feed)
-{
-	if (!feed->carrying)
-		return NULL;
-	if (radik_store_make_room(feed->carry, RADIK_CARRY_PAGE_BYTES))
-		return feed->carry;
-	feed_stop_carrying(feed);
-	return NULL;
-}
-
-/*
- * Extract up to max_pages pages with this process's extractor straight into the chunk buffer.
- * Returns false once the extractor has no rows left (or the GPU ran out of memory).
- */
-static bool
-feed_from_extractor(EngineFeed *feed, RadikExtractor *extractor, int max_pages)
-{
-	ItemPointerData nulls[MaxHeapTuplesPerPage * 2];
-	RadikKeyBatch view;
-	bool		more;
-
-	if (feed->push_at - feed->count < MaxHeapTuplesPerPage)
-		feed_push(feed);
-	if (feed->gpu_out_of_memory)
-		return false;
-
-	view.key_bytes = feed->key_bytes;
-	view.keys = (char *) feed->keys + feed->count * feed->key_bytes;
-	view.ids = feed->ids + feed->count;
-	view.count = 0;
-	view.capacity = feed->push_at - feed->count;
-	view.nulls = nulls;
-	view.nnulls = 0;
-	view.nulls_capacity = lengthof(nulls);
-	view.rows = feed_carry_room(feed);
-	more = radik_extract(extractor, &view, feed->threshold, max_pages);
-	feed->count += view.count;
-	feed_nulls(feed, &view);
-	if (feed->push_at - feed->count < MaxHeapTuplesPerPage)
-		feed_push(feed);
-	return more && !feed->gpu_out_of_memory;
-}
-
-/*
- * Read the table (alone, or with the workers of a parallel scan) and feed every qualifying row
- * to the engine.  Adds the rows scanned and matched to stats.
- */
-static void
-feed_table(EngineFeed *feed, Relation rel, Snapshot snapshot, ExprContext *econtext,
-		   ExprState *qual, const RadikSortKey *key, const RadikParallelPlan *parallel,
-		   uint64 seed_need, BlockNumber nblocks, RadikSelectStats *stats)
-{
-	RadikParallelScan *workers = NULL;
-	RadikExtractor extractor;
-	bool		leader_scans = true;
-	bool		workers_done = true;
-
-	if (parallel != NULL && parallel->nworkers > 0 && IsInParallelMode() &&
-		rel->rd_rel->relam == HEAP_TABLE_AM_OID)
-		workers = radik_parallel_begin(rel, snapshot, key, parallel->key_expr, parallel->quals,
-									   parallel->params, parallel->nworkers, feed->nulls_limit,
-									   feed->carrying);
-	if (workers != NULL)
-	{
-		stats->workers_launched = radik_parallel_workers_launched(workers);
-		feed->workers = workers;
-		workers_done = stats->workers_launched == 0;
-		leader_scans = parallel_leader_participation || workers_done;
-		if (feed->threshold != PG_UINT64_MAX)
-			radik_parallel_set_threshold(workers, feed->threshold);
-	}
-
-	/* The sample is read while the workers start; they learn its threshold as any other. */
-	if (seed_need > 0)
-	{
-		stats->seed_pages = radik_seed_threshold(rel, snapshot, econtext, qual, key, seed_need,
-												 nblocks, &feed->threshold);
-		if (feed->threshold != PG_UINT64_MAX)
-		{
-			stats->seed_thresholds = 1;
-			if (workers != NULL)
-				radik_parallel_set_threshold(workers, feed->threshold);
-		}
-	}
-
-	radik_extract_begin(&extractor, rel, snapshot,
-						workers != NULL ? radik_parallel_table_scan(workers) : NULL,
-						econtext, qual, key, feed->nulls_limit);
-
-	/* (Out of GPU memory, it stops early: radik_parallel_end tells the workers to stop.) */
-	while ((leader_scans || !workers_done) && !feed->gpu_out_of_memory)
-	{
-		RadikKeyBatch batch;
-
-		/* Whatever the workers have sent, then a few pages of this process's own. */
-		while (!workers_done && !feed->gpu_out_of_memory &&
-			   radik_parallel_receive(workers, &batch, !leader_scans, &workers_done))
-			feed_worker_batch(feed, &batch);
-		if (leader_scans && !feed->gpu_out_of_memory)
-			leader_scans = feed_from_extractor(feed, &extractor,
-											   workers != NULL && !workers_done ?
-											   LEADER_PAGES_PER_CALL_PARALLEL :
-											   LEADER_PAGES_PER_CALL_SERIAL);
-		CHECK_FOR_INTERRUPTS();
-	}
-
-	stats->rows_scanned += extractor.rows_scanned;
-	stats->rows_matched += extractor.rows_matched;
-	radik_extract_end(&extractor);
-	if (workers != NULL)
-	{
-		radik_parallel_end(workers, &stats->rows_scanned, &stats->rows_matched);
-		feed->workers = NULL;
-	}
-}
-
-/*
- * Open the engine's selection of the engine_k best keys on feed->device, feed it every
- * qualifying row of the table (feed_table; with seed_need > 0, behind a threshold judged from a
- * sample first) and finish it.  Returns the number of rows the engine selected (0 with the feed
- * marked when the GPU ran out of memory under radik.device = auto); adds the finish's time to
- * stats->select_ms.
- */
-static uint64
-select_table_on_device(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot snapshot,
-					   ExprContext *econtext, ExprState *qual, const RadikSortKey *key,
-					   const RadikParallelPlan *parallel, uint64 seed_need, BlockNumber nblocks,
-					   RadikSelectStats *stats)
-{
-	double		expected_rows = rel->rd_rel->reltuples > 0 ? rel->rd_rel->reltuples : 0;
-	radik_error err;
-	instr_time	step;
-	uint64		count = 0;
-
-	radik_set_gpu_memory_limit((uint64) radik_gpu_memory_limit_kb * 1024);
-	if (!feed_check(feed, radik_open(feed->device, feed->key_bytes, engine_k,
-									 (uint64) expected_rows, &feed->guard->selection, &err),
-					&err))
-		return 0;
-	strlcpy(stats->device, radik_selection_device_name(feed->guard->selection),
-			sizeof(stats->device));
-	if (feed->gpu_starting)
-		strlcat(stats->device, " (GPU starting)", sizeof(stats->device));
-	if (!feed_check(feed, radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
-											 &feed->capacity, &err), &err))
-		return 0;
-	feed->count = 0;
-	feed->rows_pushed = 0;
-	feed->kept_count = 0;
-	feed->kept_all = feed->keep_pushed;
-	feed->threshold = feed->start_threshold;
-	feed->nulls.count = 0;
-	if (feed->carry != NULL)
-	{
-		feed->carry->used = 0;
-		feed->carrying = true;
-	}
-
-	/*
-	 * Push the first chunk early, once it holds a few times k keys, so that the engine's
-	 * threshold starts filtering rows as soon as it means something; chunks twice as large as
-	 * what came before after (feed_push).
-	 */
-	feed->push_at = feed->capacity;
-	if (engine_k <= feed->capacity / 16)
-		feed->push_at = Max((size_t) engine_k * 4, Min(feed->capacity, (size_t) 8192));
-
-	/* With no block there is no row, and no engine to feed. */
-	feed_table(feed, rel, snapshot, econtext, qual, key, parallel, seed_need, nblocks, stats);
-	if (feed->gpu_out_of_memory)
-		return 0;
-	INSTR_TIME_SET_CURRENT(step);
-	if (feed->count > 0 && !feed_push_chunk(feed))
-		return 0;
-	feed->copy_ms += elapsed_ms(step);
-
-	INSTR_TIME_SET_CURRENT(step);
-	if (!feed_check(feed, radik_finish(feed->guard->selection, &count, &err), &err))
-		return 0;
-	stats->select_ms += elapsed_ms(step);
-	return count;
-}
-
-/*
- * select_table_on_device; when the GPU runs out of memory under radik.device = auto (its own
- * memory, or radik.gpu_memory_limit), the selection is closed and run again from the start on
- * the CPU, which needs host memory only: auto means the GPU where it can answer, the CPU where
- * it cannot.  The server log says so; EXPLAIN ANALYZE counts it (GPU Fallbacks).
- */
-static uint64
-select_table(EngineFeed *feed, uint64 engine_k, Relation rel, Snapshot snapshot,
-			 ExprContext *econtext, ExprState *qual, const RadikSortKey *key,
-			 const RadikParallelPlan *parallel, uint64 seed_need, BlockNumber nblocks,
-			 RadikSelectStats *stats)
-{
-	uint64		count = select_table_on_device(feed, engine_k, rel, snapshot, econtext, qual,
-											   key, parallel, seed_need, nblocks, stats);
-
-	if (!feed->gpu_out_of_memory)
-		return count;
-	ereport(LOG,
-			(errmsg("radik selection moved to the CPU: the GPU is out of memory"),
-			 errdetail("%s", feed->gpu_failure.message)));
-	stats->gpu_fallbacks++;
-	radik_close(feed->guard->selection);
-	feed->guard->selection = NULL;
-	radik_release_cache();		/* what this backend holds on the GPU, for the others */
-	feed->gpu_out_of_memory = false;
-	feed->device = RADIK_DEVICE_CPU;
-	return select_table_on_device(feed, engine_k, rel, snapshot, econtext, qual, key, parallel,
-								  seed_need, nblocks, stats);
 }
 
 /*
@@ -650,69 +108,21 @@ choose_cut(int64 k, RadikTies ties, bool nulls_first, int64 nnull, const uint64 
 	return false;
 }
 
-/*
- * The finished engine selection's rows, sorted by key: their keys (returned) and ids (*ids), in
- * the current memory context; the selection is closed.
- */
-static uint64 *
-fetch_engine_result(EngineFeed *feed, uint64 count, uint64 **ids)
-{
-	uint64	   *keys = MemoryContextAllocHuge(CurrentMemoryContext, Max(count, 1) * sizeof(uint64));
-	radik_error err;
-
-	*ids = MemoryContextAllocHuge(CurrentMemoryContext, Max(count, 1) * sizeof(uint64));
-	if (count > 0)
-		check_engine(radik_result(feed->guard->selection, keys, *ids, &err), &err);
-	radik_close(feed->guard->selection);
-	feed->guard->selection = NULL;
-	return keys;
-}
-
-/*
- * About how many rows the table holds now, for choosing the device: the statistics' density
- * times the current number of blocks, as the planner estimates it; a table never analyzed is
- * assumed full.
- */
-static double
-estimate_table_rows(Relation rel, BlockNumber nblocks)
-{
-	if (rel->rd_rel->relpages > 0 && rel->rd_rel->reltuples >= 0)
-		return rel->rd_rel->reltuples / rel->rd_rel->relpages * nblocks;
-	return (double) nblocks * MaxHeapTuplesPerPage;
-}
-
-/*
- * A row store of up to limit bytes in context, for rows carried whole (radik_carry.h); NULL
- * when limit is too small for a page's rows.
- */
-static RadikRowStore *
-make_row_store(MemoryContext context, Size limit)
-{
-	RadikRowStore *store;
-
-	if (limit < RADIK_CARRY_PAGE_BYTES)
-		return NULL;
-	store = MemoryContextAlloc(context, sizeof(RadikRowStore));
-	store->used = 0;
-	store->limit = limit;
-	store->capacity = Min(limit, (Size) 4 * RADIK_CARRY_PAGE_BYTES);
-	store->data = MemoryContextAllocHuge(context, store->capacity);
-	return store;
-}
-
 void
-radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
-				  ExprState *qual, const RadikSortKey *key, int64 k, RadikTies ties,
-				  const RadikParallelPlan *parallel, Size carry_bytes,
-				  RadikSelectResult *result)
+radik_select_rows(const RadikSelection *selection, RadikSelectResult *result)
 {
+	Relation	rel = selection->rel;
+	const RadikSortKey *key = selection->key;
+	int64		k = selection->k;
+	RadikTies	ties = selection->ties;
 	MemoryContext caller_context = CurrentMemoryContext;
 	MemoryContext work_context;
-	EngineFeed	feed;
+	RadikFeedRequest request;
+	RadikFeed	feed;
 	BlockNumber nblocks;
 	uint64		row_bound;
 	uint64		engine_k;
-	TupleTableSlot *saved_scantuple = econtext->ecxt_scantuple;
+	TupleTableSlot *saved_scantuple = selection->econtext->ecxt_scantuple;
 	uint64		engine_count;
 	uint64	   *engine_keys;
 	uint64	   *engine_ids;
@@ -731,20 +141,12 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	if (k == 0)
 		return;
 
-	memset(&feed, 0, sizeof(feed));
-	(void) radik_key_map(key->type, key->descending, &feed.key_bytes);
-	feed.threshold = PG_UINT64_MAX;
-	feed.start_threshold = PG_UINT64_MAX;
-
 	/*
 	 * No visible row lies beyond the blocks the table has now, so this bounds the rows the scan
 	 * can find; k beyond it (or no limit at all) means every row, in order.  (Other table AMs
 	 * get a bound that never cuts; the engine never sizes anything by k.)
 	 */
 	nblocks = RelationGetNumberOfBlocks(rel);
-
-	/* Decide the device first: radik.device = gpu without a GPU fails before any work. */
-	feed.device = radik_choose_device(estimate_table_rows(rel, nblocks), &feed.gpu_starting);
 	if (rel->rd_rel->relam == HEAP_TABLE_AM_OID)
 		row_bound = (uint64) nblocks * MaxHeapTuplesPerPage;
 	else
@@ -756,25 +158,22 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	}
 	else
 		engine_k = ties != RADIK_TIES_NONE ? (uint64) k + 1 : (uint64) k;
-	feed.nulls_limit = (k < 0 || ties == RADIK_TIES_ALL) ? PG_INT64_MAX : k;
-	/* With ties, the rows pushed are kept (within work_mem) to find a cut group in. */
-	feed.keep_pushed = ties != RADIK_TIES_NONE;
-	feed.kept_limit = (size_t) work_mem * 1024 / (2 * sizeof(uint64));
-	/*
-	 * Rows are copied after the page's lock is released, as a sequential scan reads them; a
-	 * catalog's rows may be updated in place under a pin, so they are fetched under the lock.
-	 */
-	if (carry_bytes > 0 && rel->rd_rel->relam == HEAP_TABLE_AM_OID && !IsCatalogRelation(rel))
-		feed.carry = make_row_store(caller_context, carry_bytes);
 
+	request.rel = rel;
+	request.snapshot = selection->snapshot;
+	request.econtext = selection->econtext;
+	request.qual = selection->qual;
+	request.key = key;
+	request.parallel = selection->parallel;
+	request.nblocks = nblocks;
+	request.nulls_limit = (k < 0 || ties == RADIK_TIES_ALL) ? PG_INT64_MAX : k;
+	/* With ties, the rows pushed are kept (within work_mem) to find a cut group in. */
+	request.keep_pushed = ties != RADIK_TIES_NONE;
+	request.carry_bytes = selection->carry_bytes;
 	work_context = AllocSetContextCreate(caller_context, "radik selection",
 										 ALLOCSET_DEFAULT_SIZES);
+	radik_feed_begin(&feed, &request, work_context);
 	MemoryContextSwitchTo(work_context);
-	feed.kept_context = work_context;
-	feed.guard = palloc0(sizeof(EngineGuard));
-	feed.guard->callback.func = close_engine_selection;
-	feed.guard->callback.arg = feed.guard;
-	MemoryContextRegisterResetCallback(work_context, &feed.guard->callback);
 
 	INSTR_TIME_SET_CURRENT(start);
 	engine_count = 0;
@@ -783,8 +182,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 		/* A sample's threshold can help only where k cuts the table. */
 		uint64		seed_need = (k >= 0 && engine_k < row_bound) ? engine_k : 0;
 
-		engine_count = select_table(&feed, engine_k, rel, snapshot, econtext, qual, key,
-									parallel, seed_need, nblocks, &result->stats);
+		engine_count = radik_feed_select(&feed, engine_k, seed_need, &result->stats);
 		if (result->stats.seed_thresholds > 0 && engine_count < engine_k)
 		{
 			/*
@@ -792,15 +190,13 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 			 * of the answer: read the table again without it.
 			 */
 			result->stats.seed_misses = 1;
-			radik_close(feed.guard->selection);
-			feed.guard->selection = NULL;
-			engine_count = select_table(&feed, engine_k, rel, snapshot, econtext, qual,
-										key, parallel, 0, nblocks, &result->stats);
+			radik_feed_close(&feed);
+			engine_count = radik_feed_select(&feed, engine_k, 0, &result->stats);
 		}
 	}
 	/* The engine's answer: its best rows, sorted by key; then where it is cut (choose_cut). */
 	INSTR_TIME_SET_CURRENT(step);
-	engine_keys = fetch_engine_result(&feed, engine_count, &engine_ids);
+	engine_keys = radik_feed_result(&feed, engine_count, &engine_ids);
 	result->stats.select_ms += elapsed_ms(step);
 	cut_group = choose_cut(k, ties, key->nulls_first, feed.nulls.count, engine_keys,
 						   (int64) engine_count, &take_nulls, &take_engine, &tie_key);
@@ -834,12 +230,11 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 		RadikSelectStats tie_stats;
 
 		memset(&tie_stats, 0, sizeof(tie_stats));
-		feed.keep_pushed = false;
+		feed.request.keep_pushed = false;
 		feed.start_threshold = tie_key;
-		engine_count = select_table(&feed, row_bound, rel, snapshot, econtext, qual, key,
-									parallel, 0, nblocks, &tie_stats);
+		engine_count = radik_feed_select(&feed, row_bound, 0, &tie_stats);
 		INSTR_TIME_SET_CURRENT(step);
-		engine_keys = fetch_engine_result(&feed, engine_count, &engine_ids);
+		engine_keys = radik_feed_result(&feed, engine_count, &engine_ids);
 		tie_stats.select_ms += elapsed_ms(step);
 		take_nulls = key->nulls_first ? feed.nulls.count : 0;
 		take_engine = (int64) engine_count;
@@ -897,7 +292,7 @@ radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
 	}
 	Assert(out == result->ntids);
 
-	econtext->ecxt_scantuple = saved_scantuple;
+	selection->econtext->ecxt_scantuple = saved_scantuple;
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(work_context);
 }

@@ -26,75 +26,10 @@
 
 #include "radik_carry.h"
 #include "radik_datum_keys.h"
+#include "radik_feed.h"
+#include "radik_heap.h"
 
-/* How one sort key is computed and ordered. */
-typedef struct RadikSortKey
-{
-	Oid			type;			/* one of radik_key_type_supported()'s types */
-	bool		descending;
-	bool		nulls_first;
-	AttrNumber	attnum;			/* > 0: a plain column of the table, read directly */
-	ExprState  *expr;			/* else: evaluated in econtext, the row as its scan tuple */
-} RadikSortKey;
 
-/*
- * A heap TID packed into 48 bits (block << 16 | offset): the engine's row id, and a sort key
- * that orders rows by their place in the table.
- */
-static inline uint64
-radik_pack_tid(const ItemPointerData *tid)
-{
-	return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) |
-		(uint64) ItemPointerGetOffsetNumberNoCheck(tid);
-}
-
-static inline BlockNumber
-radik_packed_tid_block(uint64 packed)
-{
-	return (BlockNumber) (packed >> 16);
-}
-
-static inline OffsetNumber
-radik_packed_tid_offset(uint64 packed)
-{
-	return (OffsetNumber) (packed & 0xFFFF);
-}
-
-static inline void
-radik_unpack_tid(uint64 packed, ItemPointer tid)
-{
-	ItemPointerSet(tid, radik_packed_tid_block(packed), radik_packed_tid_offset(packed));
-}
-
-/*
- * What parallel workers need to extract keys too (radik_parallel.h): the quals and the first
- * key as plan expressions, to be sent to them, and the query's parameters.
- */
-typedef struct RadikParallelPlan
-{
-	int			nworkers;		/* workers to ask for; 0: the calling process alone */
-	List	   *quals;
-	Expr	   *key_expr;
-	ParamListInfo params;
-} RadikParallelPlan;
-
-/* What the selection did, for EXPLAIN ANALYZE. */
-typedef struct RadikSelectStats
-{
-	char		device[128];	/* "cpu" or the GPU's name */
-	int			workers_launched;	/* parallel workers that ran */
-	int64		rows_scanned;	/* visible rows read from the heap */
-	int64		rows_matched;	/* of those, rows that passed the quals */
-	int64		rows_rescanned; /* visible rows read again to gather ties (RadikTies) */
-	int64		rows_sent;		/* keys handed to the engine */
-	int64		seed_pages;		/* pages sampled for a first threshold (radik_seed.h) */
-	int64		seed_thresholds;	/* selections the sample gave one */
-	int64		seed_misses;	/* of those, selections it failed: the table was read again */
-	int64		gpu_fallbacks;	/* selections run again on the CPU: the GPU was out of memory */
-	double		scan_ms;		/* reading the heap and computing keys */
-	double		copy_ms;		/* handing chunks to the engine */
-	double		select_ms;		/* the engine's selection after the last chunk */
-} RadikSelectStats;
 
 /* The selection's answer: TIDs in order, best first. */
 typedef struct RadikSelectResult
@@ -119,18 +54,30 @@ typedef enum RadikTies
 } RadikTies;
 
 /*
- * Select the best k rows of rel visible to snapshot that pass qual (NULL: all rows).
- * econtext is used to evaluate qual and key->expr; its scan tuple is set to each row in turn.
- * k < 0 means no limit (every row, ordered).  With parallel (may be NULL) asking for workers,
- * and the caller in parallel mode, parallel workers read part of the table.  With carry_bytes
- * > 0 the rows are carried whole by the scan, up to that many bytes of copies, so that the
- * caller need not fetch them (radik_carry.h; result->carried).  The result is
- * palloc'd in the current memory context; engine resources are released on error through a
- * memory context callback.
+ * One selection: the best k rows (k < 0: every row, ordered) of rel visible to snapshot that
+ * pass qual (NULL: all rows), with the rows tied at the cut that ties asks for.  econtext is
+ * used to evaluate qual and key->expr; its scan tuple is set to each row in turn.  With parallel
+ * (may be NULL) asking for workers, and the caller in parallel mode, parallel workers read part
+ * of the table.  With carry_bytes > 0 the rows are carried whole by the scan, up to that many
+ * bytes of copies, so that the caller need not fetch them (radik_carry.h; result->carried).
  */
-extern void radik_select_rows(Relation rel, Snapshot snapshot, ExprContext *econtext,
-							  ExprState *qual, const RadikSortKey *key, int64 k, RadikTies ties,
-							  const RadikParallelPlan *parallel, Size carry_bytes,
-							  RadikSelectResult *result);
+typedef struct RadikSelection
+{
+	Relation	rel;
+	Snapshot	snapshot;
+	ExprContext *econtext;
+	ExprState  *qual;
+	const RadikSortKey *key;
+	int64		k;
+	RadikTies	ties;
+	const RadikParallelPlan *parallel;
+	Size		carry_bytes;
+} RadikSelection;
+
+/*
+ * Select.  The result is palloc'd in the current memory context; engine resources are released
+ * on error through a memory context callback.
+ */
+extern void radik_select_rows(const RadikSelection *selection, RadikSelectResult *result);
 
 #endif							/* RADIK_SELECT_H */

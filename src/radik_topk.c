@@ -78,7 +78,6 @@
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
-#include "radik.h"
 #include "radik_select.h"
 
 PG_FUNCTION_INFO_V1(radik_topk_tids);
@@ -680,6 +679,7 @@ static RadikSelectResult *
 run_selection(TopkRequest *req, List *security_quals)
 {
 	RadikSelectResult *result = palloc0(sizeof(RadikSelectResult));
+	RadikSelection selection;
 	RadikSortKey key;
 	List	   *quals = list_copy(security_quals);
 	EState	   *estate;
@@ -711,8 +711,16 @@ run_selection(TopkRequest *req, List *security_quals)
 	if (quals != NIL)
 		qual = ExecInitQual(quals, NULL);
 
-	radik_select_rows(req->rel, GetActiveSnapshot(), econtext, qual, &key, req->k,
-					  RADIK_TIES_NONE, NULL, 0, result);
+	selection.rel = req->rel;
+	selection.snapshot = GetActiveSnapshot();
+	selection.econtext = econtext;
+	selection.qual = qual;
+	selection.key = &key;
+	selection.k = req->k;
+	selection.ties = RADIK_TIES_NONE;
+	selection.parallel = NULL;
+	selection.carry_bytes = 0;
+	radik_select_rows(&selection, result);
 
 	FreeExecutorState(estate);
 	return result;

@@ -1,5 +1,5 @@
 /*
- * radik_engine.c
+ * radik_dispatch.c
  *	  The dispatcher behind radik_engine.h: checks every caller's argument once, keeps the
  *	  selection's call order, and routes each call to the CPU twin (radik_cpu.c) or the CUDA
  *	  engine (radik_gpu_*.cu) through the contract of radik_backend.h.

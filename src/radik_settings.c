@@ -1,0 +1,130 @@
+/*
+ * radik_settings.c
+ *	  radik's settings, registered once from _PG_init.
+ *
+ * Each description says what the setting does in a sentence; README.md's reference explains
+ * how to choose a value.
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "utils/guc.h"
+
+#include "radik.h"
+#include "radik_settings.h"
+
+bool		radik_enabled = true;
+bool		radik_force = false;
+int			radik_device_setting = RADIK_SETTING_DEVICE_AUTO;
+double		radik_gpu_startup_cost = 300000.0;
+double		radik_key_cost = 0.0025;
+double		radik_selection_cost = 100.0;
+double		radik_gpu_min_rows = 1000000.0;
+int			radik_gpu_memory_limit_kb = 0;
+bool		radik_threshold_seed = true;
+double		radik_threshold_seed_margin = 4.0;
+
+static const struct config_enum_entry radik_device_options[] = {
+	{"auto", RADIK_SETTING_DEVICE_AUTO, false},
+	{"gpu", RADIK_SETTING_DEVICE_GPU, false},
+	{"cpu", RADIK_SETTING_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
+
+void
+radik_settings_init(void)
+{
+	DefineCustomBoolVariable("radik.enabled",
+							 "Lets the planner answer ORDER BY ... LIMIT queries with radik's top-k scan.",
+							 "When off, radik adds no paths and PostgreSQL plans every query as usual.",
+							 &radik_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("radik.device",
+							 "Chooses where radik runs its selections: auto, gpu or cpu.",
+							 "auto: the GPU when one is present, else the CPU; gpu: the GPU or an error; cpu: always the CPU.",
+							 &radik_device_setting,
+							 RADIK_SETTING_DEVICE_AUTO,
+							 radik_device_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("radik.force",
+							 "Makes the planner choose radik wherever it can answer the query, whatever the costs.",
+							 "Meant for testing; leave it off in production.",
+							 &radik_force,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("radik.gpu_startup_cost",
+							 "Sets the planner's estimate of the one-time cost of starting the GPU in a backend.",
+							 "Charged under radik.device = gpu until the backend has started the GPU, in units of seq_page_cost (the default is about 0.4 s).",
+							 &radik_gpu_startup_cost,
+							 300000.0, 0.0, 1e12,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("radik.key_cost",
+							 "Sets the planner's estimate of the cost of extracting one key and selecting it.",
+							 "In the units of cpu_operator_cost's scale (seq_page_cost = 1).",
+							 &radik_key_cost,
+							 0.0025, 0.0, 1e6,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("radik.selection_cost",
+							 "Sets the planner's estimate of the fixed cost of one radik selection.",
+							 "Paid by every query radik answers, in units of seq_page_cost; it keeps small tables on PostgreSQL's own plan.",
+							 &radik_selection_cost,
+							 100.0, 0.0, 1e12,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("radik.gpu_min_rows",
+							 "Sets the table size below which radik.device = auto selects on the CPU.",
+							 "Smaller tables are selected by the CPU engine, which gives the same answers: a GPU selection's fixed costs would not pay.",
+							 &radik_gpu_min_rows,
+							 1000000.0, 0.0, 1e15,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("radik.gpu_memory_limit",
+							"Sets the most GPU memory a backend's selections may hold.",
+							"0: no limit but the GPU's own memory.  A selection needing more runs on the CPU under radik.device = auto, and fails under gpu.",
+							&radik_gpu_memory_limit_kb,
+							0, 0, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("radik.threshold_seed",
+							 "Lets a selection of many rows sample the table for a first key threshold.",
+							 "The scan then drops rows beyond it from the start; if fewer than k rows meet it, the table is read again without it.",
+							 &radik_threshold_seed,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("radik.threshold_seed_margin",
+							 "Sets the confidence margin of the sampled threshold, in standard errors.",
+							 "Negative values make the threshold too tight on purpose, for testing the second read.",
+							 &radik_threshold_seed_margin,
+							 4.0, -1000.0, 1000.0,
+							 PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("radik");
+}

@@ -1,0 +1,29 @@
+/*
+ * radik_settings.h
+ *	  radik's settings (radik.*), registered by radik_settings_init (radik_settings.c).
+ */
+#ifndef RADIK_SETTINGS_H
+#define RADIK_SETTINGS_H
+
+#include "postgres.h"
+
+/* radik.device */
+typedef enum RadikDeviceSetting
+{
+	RADIK_SETTING_DEVICE_AUTO,
+	RADIK_SETTING_DEVICE_GPU,
+	RADIK_SETTING_DEVICE_CPU
+} RadikDeviceSetting;
+
+extern bool radik_enabled;
+extern bool radik_force;
+extern int	radik_device_setting;
+extern double radik_gpu_startup_cost;
+extern double radik_key_cost;
+extern double radik_selection_cost;
+extern double radik_gpu_min_rows;
+extern int	radik_gpu_memory_limit_kb;
+extern bool radik_threshold_seed;
+extern double radik_threshold_seed_margin;
+
+#endif							/* RADIK_SETTINGS_H */
