@@ -1,6 +1,8 @@
 /*
  * radik_native_qual.c
- *	  Run simple WHERE clauses on rows' raw column values (radik_native_qual.h).
+ *	  Compile simple WHERE clauses into a small expression tree and run it on rows' raw column
+ *	  values (radik_native_qual.h), node by node over a page's rows; the usual clauses run row by
+ *	  row instead (radik_native_simple.c).
  *
  * Supported, in an implicitly ANDed list of clauses:
  *  - comparisons (< <= = >= > <>) of the btree integer family (smallint, integer, bigint, mixed
@@ -28,7 +30,7 @@
  * filled in once.  A division or remainder by a constant, the usual "id % 10 <> 0", is done by a
  * multiplication when the dividend's magnitude fits 32 bits (divide_by_constant).  The usual
  * clauses, "column op constant" and "(column arith constant) op constant" on a fixed-width
- * column, run in one loop over the page's rows instead (run_simple_page), each column read at
+ * column, run in one loop over the page's rows instead (radik_native_simple.c), each column read at
  * its offset; a page where that loop meets a tuple with NULLs, an overflow or a wide dividend is
  * run node by node as above.
  */
@@ -40,95 +42,15 @@
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
-#include "common/int.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "radik_heap.h"
 #include "radik_keys.h"
+#include "radik_native_nodes.h"
 #include "radik_native_qual.h"
-
-/* A small expression tree, in an array; children have lower indexes than their parent. */
-typedef enum NativeKind
-{
-	NATIVE_COLUMN,				/* a column's value */
-	NATIVE_CONST,
-	NATIVE_ARITH,				/* integer arithmetic */
-	NATIVE_COMPARE,				/* a comparison: the clause's truth */
-	NATIVE_NULL_TEST,
-	NATIVE_COMPUTED				/* true, unless computing its operand fails */
-} NativeKind;
-
-typedef enum NativeOp
-{
-	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
-	OP_LT, OP_LE, OP_EQ, OP_GE, OP_GT, OP_NE
-} NativeOp;
-
-typedef struct NativeNode
-{
-	NativeKind	kind;
-	bool		is_float;		/* the value is a double (else an int64) */
-	NativeOp	op;
-	int16		int_bytes;		/* ARITH: the operator's integer width, for its range */
-	bool		is_null_test;	/* NULL_TEST: IS NULL (else IS NOT NULL) */
-	int			left;			/* ARITH, COMPARE, COMPUTED: the operand */
-	int			right;
-	int			column;			/* COLUMN, NULL_TEST: index into columns */
-	Oid			column_type;
-	int64		int_value;		/* CONST */
-	double		float_value;
-} NativeNode;
-
-/* Room for the nodes of a qual list; more is declined, to keep the per-row work small. */
-#define MAX_NATIVE_NODES 32
-#define MAX_NATIVE_COLUMNS 8
-
-/* A node's value for one row: an integer or a double, per the node's is_float. */
-typedef union NativeValue
-{
-	int64		i;
-	double		f;
-} NativeValue;
-
-/* The result of evaluating a node for one row. */
-typedef enum NodeResult
-{
-	NODE_VALUE,
-	NODE_NULL,
-	NODE_ERROR,
-	NODE_ARITH_SLOW				/* inside run_arithmetic only: left to the general operator */
-} NodeResult;
-
-/* A clause of the usual shape, run row by row (see SimpleClause). */
-typedef struct SimpleClause SimpleClause;
-
-/* The rows evaluated at once: a heap page's worth. */
-#define NATIVE_ROWS MaxHeapTuplesPerPage
-
-struct RadikNativeQual
-{
-	int			nnodes;
-	NativeNode	nodes[MAX_NATIVE_NODES];
-	int			nclauses;
-	int			clauses[MAX_NATIVE_NODES];	/* the top node of each clause */
-	int			ncolumns;
-	RadikColumnReader columns[MAX_NATIVE_COLUMNS];
-
-	/* When every clause is a simple one (see SimpleClause): they, run row by row. */
-	int			nsimple;
-	SimpleClause *simple;
-	AttrNumber	simple_max_attnum;
-
-	/* Scratch space, node by node and row by row ([node][row]), allocated once. */
-	NativeValue (*values)[NATIVE_ROWS];
-	uint8		(*results)[NATIVE_ROWS];	/* NodeResult */
-	Datum		(*column_values)[NATIVE_ROWS];
-	bool		(*column_nulls)[NATIVE_ROWS];
-};
 
 typedef struct Compiler
 {
@@ -395,8 +317,6 @@ compile_clause(Compiler *compiler, Expr *clause)
 	return -1;
 }
 
-static void compile_simple(RadikNativeQual *qual);
-
 RadikNativeQual *
 radik_native_qual_compile(List *quals, Relation rel)
 {
@@ -441,142 +361,8 @@ radik_native_qual_compile(List *quals, Relation rel)
 				compiler.qual->values[i][row].i = node->int_value;
 		}
 	}
-	compile_simple(compiler.qual);
+	radik_native_compile_simple(compiler.qual);
 	return compiler.qual;
-}
-
-/* Does v fit the integer operator's result type? */
-static inline bool
-fits(int64 v, int16 bytes)
-{
-	if (bytes == 2)
-		return v >= PG_INT16_MIN && v <= PG_INT16_MAX;
-	if (bytes == 4)
-		return v >= PG_INT32_MIN && v <= PG_INT32_MAX;
-	return true;
-}
-
-static inline bool
-fits_int32(int64 v)
-{
-	return v >= PG_INT32_MIN && v <= PG_INT32_MAX;
-}
-
-/*
- * Integer arithmetic as PostgreSQL's operator of that width computes it; false where the
- * operator would raise an error.
- */
-static inline bool
-arithmetic(NativeOp op, int16 bytes, int64 a, int64 b, int64 *result)
-{
-	switch (op)
-	{
-		case OP_ADD:
-			if (pg_add_s64_overflow(a, b, result))
-				return false;
-			break;
-		case OP_SUB:
-			if (pg_sub_s64_overflow(a, b, result))
-				return false;
-			break;
-		case OP_MUL:
-			if (pg_mul_s64_overflow(a, b, result))
-				return false;
-			break;
-		case OP_DIV:
-			if (b == 0 || (b == -1 && a == PG_INT64_MIN))
-				return false;
-			if (b == -1)
-				*result = -a;	/* fits() below catches -PG_INT32_MIN and the like */
-			else if (fits_int32(a) && fits_int32(b))
-				*result = (int32) a / (int32) b;	/* a 32-bit division is cheaper */
-			else
-				*result = a / b;
-			break;
-		case OP_MOD:
-			if (b == 0)
-				return false;
-			if (b == -1)
-				*result = 0;
-			else if (fits_int32(a) && fits_int32(b))
-				*result = (int32) a % (int32) b;
-			else
-				*result = a % b;
-			break;
-		default:
-			return false;
-	}
-	return fits(*result, bytes);
-}
-
-/*
- * An operator's outcome from its operands': both operands are evaluated, as the executor
- * evaluates every argument before calling a function, so an error in either is raised; else a
- * NULL operand makes the (strict) operator's result NULL.
- */
-static inline NodeResult
-operands_result(uint8 left, uint8 right)
-{
-	if (left == NODE_ERROR || right == NODE_ERROR)
-		return NODE_ERROR;
-	if (left == NODE_NULL || right == NODE_NULL)
-		return NODE_NULL;
-	return NODE_VALUE;
-}
-
-/*
- * Division by a constant: a / d and a % d by multiplication (D. Lemire, O. Kaser, N. Kurz, "Faster
- * remainder by direct computation", 2019: for 32-bit n and d >= 2, with M = floor((2^64 - 1) / d)
- * + 1, n / d = (M * n) >> 64 exactly).  Applies to dividends whose magnitude fits 32 bits; the
- * others divide in hardware.  Signs as C's (and PostgreSQL's) truncating division.
- */
-typedef struct ConstantDivisor
-{
-	uint64		magnitude;		/* |d|, 2 .. 2^32 - 1; 0 when not used */
-	uint64		multiplier;
-	bool		negative;
-} ConstantDivisor;
-
-static inline ConstantDivisor
-constant_divisor(int64 d)
-{
-	ConstantDivisor divisor = {0, 0, false};
-	uint64		magnitude = d < 0 ? (uint64) 0 - (uint64) d : (uint64) d;
-
-#ifdef PG_INT128_TYPE
-	if (magnitude >= 2 && magnitude <= PG_UINT32_MAX)
-	{
-		divisor.magnitude = magnitude;
-		divisor.multiplier = PG_UINT64_MAX / magnitude + 1;
-		divisor.negative = d < 0;
-	}
-#endif
-	return divisor;
-}
-
-/* a / d (want_quotient) or a % d, when |a| fits 32 bits; false otherwise. */
-static inline bool
-divide_by_constant(const ConstantDivisor *divisor, int64 a, bool want_quotient, int64 *result)
-{
-	uint64		n = a < 0 ? (uint64) 0 - (uint64) a : (uint64) a;
-	uint64		q;
-
-	if (n > PG_UINT32_MAX)
-		return false;
-#ifdef PG_INT128_TYPE
-	q = (uint64) (((uint128) divisor->multiplier * n) >> 64);
-#else
-	q = n / divisor->magnitude;	/* not reached: constant_divisor declines */
-#endif
-	if (want_quotient)
-		*result = (a < 0) != divisor->negative ? -(int64) q : (int64) q;
-	else
-	{
-		uint64		r = n - q * divisor->magnitude;
-
-		*result = a < 0 ? -(int64) r : (int64) r;
-	}
-	return true;
 }
 
 /* Evaluate an arithmetic node over rows 0 .. n. */
@@ -821,284 +607,6 @@ radik_native_qual_run(const RadikNativeQual *qual, HeapTuple tuple)
 	return verdict;
 }
 
-/*
- * a op b without a branch: truth_table (comparison_truth_table) has bit 0 set when a < b must
- * hold, bit 1 when a > b, bit 2 when a = b.
- */
-#define COMPARED(truth_table, a, b) \
-	((((truth_table) >> (((a) > (b)) + 2 * ((a) == (b)))) & 1) != 0)
-
-static inline uint8
-comparison_truth_table(NativeOp op)
-{
-	switch (op)
-	{
-		case OP_LT: return 1;
-		case OP_LE: return 1 | 4;
-		case OP_EQ: return 4;
-		case OP_GE: return 2 | 4;
-		case OP_GT: return 2;
-		default: return 1 | 2;	/* <> */
-	}
-}
-
-/*
- * The usual clause, "column op constant" or "(column arith constant) op constant", with a
- * fixed-width column at a fixed offset: run in one loop over the rows, reading the column
- * straight from each tuple, instead of node by node (see run_simple_page).
- */
-struct SimpleClause
-{
-	int32		offset;			/* the column's offset in a tuple without NULLs */
-	Oid			column_type;
-	bool		is_float;
-	bool		has_arith;		/* (column arith_op arith_value) is compared */
-	NativeOp	arith_op;
-	int16		arith_bytes;
-	int64		arith_value;
-	ConstantDivisor divisor;	/* arith_value's, for / and %; magnitude 0: none */
-	uint8		truth_table;	/* the comparison (see COMPARED), the column on the left */
-	int64		int_value;		/* the constant compared with */
-	uint64		float_key;		/* a float constant's engine key */
-};
-
-/* The comparison with its operands swapped: a < b is b > a. */
-static NativeOp
-mirrored(NativeOp op)
-{
-	switch (op)
-	{
-		case OP_LT: return OP_GT;
-		case OP_LE: return OP_GE;
-		case OP_GE: return OP_LE;
-		case OP_GT: return OP_LT;
-		default: return op;		/* = and <> */
-	}
-}
-
-/*
- * Fill qual->simple when every clause is a simple one (SimpleClause): a comparison of a
- * constant with a fixed-offset column, or with integer arithmetic of such a column and a
- * constant (in that order).
- */
-static void
-compile_simple(RadikNativeQual *qual)
-{
-	SimpleClause *simple = palloc0(qual->nclauses * sizeof(SimpleClause));
-	AttrNumber	max_attnum = 0;
-
-	for (int c = 0; c < qual->nclauses; c++)
-	{
-		const NativeNode *compare = &qual->nodes[qual->clauses[c]];
-		const NativeNode *value;
-		const NativeNode *constant;
-		const NativeNode *column;
-		const RadikColumnReader *reader;
-		SimpleClause *clause = &simple[c];
-		NativeOp	op;
-
-		if (compare->kind == NATIVE_COMPUTED)
-		{
-			/* computed for its errors alone: a comparison that always holds, with 0 */
-			value = &qual->nodes[compare->left];
-			constant = NULL;
-			clause->truth_table = comparison_truth_table(OP_LT) | comparison_truth_table(OP_GE);
-		}
-		else if (compare->kind == NATIVE_COMPARE)
-		{
-			value = &qual->nodes[compare->left];
-			constant = &qual->nodes[compare->right];
-			op = compare->op;
-			if (value->kind == NATIVE_CONST)
-			{
-				value = &qual->nodes[compare->right];
-				constant = &qual->nodes[compare->left];
-				op = mirrored(compare->op);
-			}
-			clause->truth_table = comparison_truth_table(op);
-			if (constant->kind != NATIVE_CONST)
-				break;
-		}
-		else
-			break;
-		column = value;
-		if (value->kind == NATIVE_ARITH)
-		{
-			column = &qual->nodes[value->left];
-			if (qual->nodes[value->right].kind != NATIVE_CONST)
-				break;
-			clause->has_arith = true;
-			clause->arith_op = value->op;
-			clause->arith_bytes = value->int_bytes;
-			clause->arith_value = qual->nodes[value->right].int_value;
-			if (value->op == OP_DIV || value->op == OP_MOD)
-				clause->divisor = constant_divisor(clause->arith_value);
-		}
-		if (column->kind != NATIVE_COLUMN)
-			break;
-		reader = &qual->columns[column->column];
-		if (reader->fixed_offset < 0)
-			break;
-		clause->offset = reader->fixed_offset;
-		clause->column_type = column->column_type;
-		clause->is_float = column->is_float;
-		if (constant != NULL)
-		{
-			clause->int_value = constant->int_value;
-			if (compare->is_float)
-				clause->float_key = radik_key_from_float8(constant->float_value);
-		}
-		max_attnum = Max(max_attnum, reader->attnum);
-		if (c == qual->nclauses - 1)
-		{
-			qual->simple = simple;
-			qual->nsimple = qual->nclauses;
-			qual->simple_max_attnum = max_attnum;
-			return;
-		}
-	}
-	pfree(simple);
-}
-
-/*
- * One simple clause's verdict on the tuple whose data (after its header) is at data, a tuple
- * without NULLs holding the column it reads: RADIK_QUAL_TRUE or RADIK_QUAL_FALSE, or
- * RADIK_QUAL_ASK_EXECUTOR when arithmetic would fail or its dividend is too wide for the
- * constant division (the general path must run the row).
- */
-static pg_attribute_always_inline RadikQualResult
-simple_clause_verdict(const SimpleClause *clause, const char *data)
-{
-	const char *field = data + clause->offset;
-	int64		value;
-
-	if (clause->is_float)
-	{
-		uint64		key = radik_key_from_float8(clause->column_type == FLOAT4OID ?
-												(double) *(const float4 *) field :
-												*(const float8 *) field);
-
-		return COMPARED(clause->truth_table, key, clause->float_key) ?
-			RADIK_QUAL_TRUE : RADIK_QUAL_FALSE;
-	}
-	value = clause->column_type == INT2OID ? *(const int16 *) field :
-		clause->column_type == INT4OID ? *(const int32 *) field : *(const int64 *) field;
-	if (clause->divisor.magnitude != 0)
-	{
-		if (!divide_by_constant(&clause->divisor, value, clause->arith_op == OP_DIV, &value) ||
-			!fits(value, clause->arith_bytes))
-			return RADIK_QUAL_ASK_EXECUTOR;
-	}
-	else if (clause->has_arith &&
-			 !arithmetic(clause->arith_op, clause->arith_bytes, value,
-						 clause->arith_value, &value))
-		return RADIK_QUAL_ASK_EXECUTOR;
-	return COMPARED(clause->truth_table, value, clause->int_value) ?
-		RADIK_QUAL_TRUE : RADIK_QUAL_FALSE;
-}
-
-/*
- * The verdict of clauses[0 .. nclauses) on a tuple: the first clause that is not true decides
- * (false fails the row, as ExecQual's AND does, before any later clause could fail to compute).
- */
-static pg_attribute_always_inline RadikQualResult
-simple_clauses_verdict(const SimpleClause *clauses, int nclauses, const char *data)
-{
-	for (int c = 0; c < nclauses; c++)
-	{
-		RadikQualResult verdict = simple_clause_verdict(&clauses[c], data);
-
-		if (verdict != RADIK_QUAL_TRUE)
-			return verdict;
-	}
-	return RADIK_QUAL_TRUE;
-}
-
-/*
- * Run simple clauses (qual->simple) on the tuples at offsets[0 .. n) of page, row by row, each
- * column read at its offset.  Returns false, for the general path to run the page, at the first
- * row that needs it: a tuple with NULLs or fewer columns, arithmetic that would fail or whose
- * dividend is too wide for the constant division.
- */
-static bool
-run_simple_page(const RadikNativeQual *qual, Page page, const OffsetNumber *offsets, int n,
-				RadikQualResult *verdicts)
-{
-	for (int row = 0; row < n; row++)
-	{
-		HeapTupleHeader tuple = (HeapTupleHeader) PageGetItem(page,
-															  PageGetItemId(page, offsets[row]));
-
-		if (!radik_row_at_cached_offsets(tuple, qual->simple_max_attnum))
-			return false;
-		verdicts[row] = simple_clauses_verdict(qual->simple, qual->nsimple,
-											   (const char *) tuple + tuple->t_hoff);
-		if (verdicts[row] == RADIK_QUAL_ASK_EXECUTOR)
-			return false;
-	}
-	return true;
-}
-
-/*
- * The loop of radik_native_qual_select_page over clauses[0 .. nclauses); called with a local
- * copy of one or two clauses and a constant count, it is specialized for them, the clauses'
- * fields kept in registers instead of reloaded after every store.
- */
-static pg_attribute_always_inline int
-select_page_rows(const SimpleClause *clauses, int nclauses, AttrNumber max_attnum, Page page,
-				 const OffsetNumber *offsets, int n, const RadikColumnReader *key,
-				 Datum *values, OffsetNumber *passing)
-{
-	const int32 key_offset = key->fixed_offset;
-	const int16 key_len = key->len;
-	int			npassing = 0;
-
-	for (int row = 0; row < n; row++)
-	{
-		HeapTupleHeader tuple = (HeapTupleHeader) PageGetItem(page,
-															  PageGetItemId(page, offsets[row]));
-		const char *data = (const char *) tuple + tuple->t_hoff;
-		RadikQualResult verdict;
-
-		if (!radik_row_at_cached_offsets(tuple, max_attnum))
-			return -1;
-		verdict = simple_clauses_verdict(clauses, nclauses, data);
-		if (verdict == RADIK_QUAL_ASK_EXECUTOR)
-			return -1;
-		/* written for every row, kept for those that pass: no branch on the verdict */
-		values[npassing] = fetch_att(data + key_offset, true, key_len);
-		passing[npassing] = offsets[row];
-		npassing += verdict == RADIK_QUAL_TRUE;
-	}
-	return npassing;
-}
-
-int
-radik_native_qual_select_page(const RadikNativeQual *qual, Page page,
-							  const OffsetNumber *offsets, int n, const RadikColumnReader *key,
-							  Datum *values, OffsetNumber *passing)
-{
-	AttrNumber	max_attnum;
-
-	if (qual->simple == NULL || key->fixed_offset < 0 || !key->byval)
-		return -1;
-	max_attnum = Max(qual->simple_max_attnum, key->attnum);
-	if (qual->nsimple == 1)
-	{
-		const SimpleClause one[1] = {qual->simple[0]};
-
-		return select_page_rows(one, 1, max_attnum, page, offsets, n, key, values, passing);
-	}
-	if (qual->nsimple == 2)
-	{
-		const SimpleClause two[2] = {qual->simple[0], qual->simple[1]};
-
-		return select_page_rows(two, 2, max_attnum, page, offsets, n, key, values, passing);
-	}
-	return select_page_rows(qual->simple, qual->nsimple, max_attnum, page, offsets, n, key,
-							values, passing);
-}
-
 void
 radik_native_qual_run_page(const RadikNativeQual *qual, Page page, BlockNumber block,
 						   const OffsetNumber *offsets, int n, RadikQualResult *verdicts)
@@ -1106,7 +614,7 @@ radik_native_qual_run_page(const RadikNativeQual *qual, Page page, BlockNumber b
 	HeapTupleData tuple;
 
 	Assert(n <= NATIVE_ROWS);
-	if (qual->simple != NULL && run_simple_page(qual, page, offsets, n, verdicts))
+	if (qual->simple != NULL && radik_native_run_simple_page(qual, page, offsets, n, verdicts))
 		return;
 	tuple.t_tableOid = InvalidOid;
 	for (int row = 0; row < n; row++)

@@ -23,16 +23,7 @@
 #include "utils/relcache.h"
 
 #include "radik_heap.h"
-
-typedef struct RadikNativeQual RadikNativeQual;
-
-/* What a native qual says about one row. */
-typedef enum RadikQualResult
-{
-	RADIK_QUAL_FALSE,			/* the row fails the quals (false or NULL) */
-	RADIK_QUAL_TRUE,			/* the row passes */
-	RADIK_QUAL_ASK_EXECUTOR		/* would raise an error: let ExecQual decide (and raise it) */
-} RadikQualResult;
+#include "radik_native_nodes.h"
 
 /*
  * The native form of quals (an implicitly ANDed list of plan expressions over rel's columns),
