@@ -76,18 +76,19 @@ cuda/radik_gpu_switches.o: cuda/radik_gpu_switches.h
 $(OBJS): $(wildcard src/*.h) cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h
 
 # The engine's own programs (no PostgreSQL involved): engine_test, its unit tests (of the GPU
-# too where one is present), and with nvcc the benchmark engine_bench and start_probe (what a
-# process's first GPU selection pays for the GPU's start).  They link the engine's C files,
-# compiled here with the switches' setters (-DRADIK_GPU_SWITCHES, radik_gpu_switches.h), and
-# radik.so's own CUDA objects, or the stub without nvcc.  ENGINE_TEST_FLAGS passes flags to
-# engine_test, e.g. make engine-test ENGINE_TEST_FLAGS=--cpu-only.
+# too where one is present), and with nvcc the benchmarks bench/engine/engine_bench and
+# bench/engine/start_probe (what a process's first GPU selection pays for the GPU's start).
+# They link the engine's C files, compiled here with the switches' setters
+# (-DRADIK_GPU_SWITCHES, radik_gpu_switches.h), and radik.so's own CUDA objects, or the stub
+# without nvcc.  ENGINE_TEST_FLAGS passes flags to engine_test, e.g.
+# make engine-test ENGINE_TEST_FLAGS=--cpu-only.
 ENGINE_CFLAGS = -O2 -std=gnu11 -Wall -Wextra -Icuda -DRADIK_GPU_SWITCHES \
 	$(if $(filter 1,$(WERROR)),-Werror)
 ENGINE_HEADERS = cuda/radik_engine.h cuda/radik_keys.h cuda/radik_backend.h \
 	cuda/radik_gpu_switches.h
 ENGINE_C_OBJS = test/engine/radik_dispatch.o test/engine/radik_cpu.o test/engine/radik_gpu_switches.o
 ifneq ($(NVCC),)
-ENGINE_PROGRAMS = test/engine/engine_test test/engine/engine_bench test/engine/start_probe
+ENGINE_PROGRAMS = test/engine/engine_test bench/engine/engine_bench bench/engine/start_probe
 else
 ENGINE_C_OBJS += test/engine/radik_gpu_absent.o
 ENGINE_PROGRAMS = test/engine/engine_test
@@ -98,8 +99,8 @@ $(ENGINE_C_OBJS): test/engine/%.o: cuda/%.c $(ENGINE_HEADERS)
 	$(CC) $(ENGINE_CFLAGS) -c $< -o $@
 test/engine/engine_test.o: test/engine/engine_test.c $(ENGINE_HEADERS)
 	$(CC) $(ENGINE_CFLAGS) -c $< -o $@
-test/engine/engine_bench.o test/engine/start_probe.o: test/engine/%.o: test/engine/%.cu \
-		test/engine/bench_keys.cuh cuda/radik_gpu_device.cuh $(ENGINE_HEADERS)
+bench/engine/engine_bench.o bench/engine/start_probe.o: bench/engine/%.o: bench/engine/%.cu \
+		bench/engine/bench_keys.cuh cuda/radik_gpu_device.cuh $(ENGINE_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -DRADIK_GPU_SWITCHES -c $< -o $@
 # Every program links the same way as radik.so: CUDA's and C++'s runtimes statically.
 $(ENGINE_PROGRAMS): %: %.o $(ENGINE_C_OBJS) $(CUDA_OBJS)

@@ -1,9 +1,10 @@
 #!/bin/bash
 # queries.sh: whole queries, PostgreSQL's plan against radik's, in one run on one server.
 #
-# Builds t(id int8, v float4, i8 int8, ts timestamptz, grp int4, name text) of --rows rows (v and
-# i8 random, ts in insertion order as in an append-mostly table, grp one of 1000 groups, name a
-# random 32-character text), then times each query shape for each k and each
+# Builds t(id int8, v float4, i8 int8, ts timestamptz, grp int4, name text, n numeric) of --rows
+# rows (v, i8 and n random, ts in insertion order as in an append-mostly table, grp one of 1000
+# groups, name a random 32-character text), as one table or --partitions range partitions of id,
+# then times each query shape for each k and each
 # max_parallel_workers_per_gather, once with radik.enabled = off and once with radik.force = on,
 # in each regime:
 #   prewarmed   the table loaded into shared_buffers with pg_prewarm first
@@ -15,16 +16,19 @@
 # same sort key values.  With --clients, pgbench runs the star shape (k = 100, no workers) with N
 # concurrent clients for --seconds, each plan in turn, and reports transactions per second.
 #
-# Needs a running server (PGHOST, PGPORT, PGUSER) with radik and pg_prewarm available, and
-# shared_buffers larger than the table for the prewarmed regime.
+# --set "name=value ..." applies settings to both plans' sessions (for instance jit=on
+# jit_above_cost=0).  Needs a running server (PGHOST, PGPORT, PGUSER) with radik and pg_prewarm
+# available, and shared_buffers larger than the table for the prewarmed regime.
 #   usage: bench/queries.sh [--rows N] [--shapes "v star ..."] [--ks "10 100"] [--workers "0 2 8"]
 #                           [--regimes "prewarmed restarted"] [--reps N] [--restart CMD]
-#                           [--clients "32 128"] [--seconds N] [--reuse-table]
+#                           [--clients "32 128"] [--seconds N] [--partitions N]
+#                           [--set "name=value ..."] [--reuse-table]
 #   shapes: see shape_sql below; `bench/queries.sh --list` prints them.
 set -euo pipefail
 
 rows=50000000 shapes="v star where like expr" ks=100 workers="0 2 8"
-regimes="prewarmed restarted" reps=3 restart_cmd="" clients="" seconds=30 reuse=0
+regimes="prewarmed restarted" reps=3 restart_cmd="" clients="" seconds=30 reuse=0 partitions=0
+settings=""
 command_line="$0 $*"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -37,6 +41,8 @@ while [ $# -gt 0 ]; do
 	--restart) restart_cmd=$2; shift ;;
 	--clients) clients=$2; shift ;;
 	--seconds) seconds=$2; shift ;;
+	--partitions) partitions=$2; shift ;;
+	--set) settings=$2; shift ;;
 	--reuse-table) reuse=1 ;;
 	--list) list=1 ;;
 	*) echo "unknown option $1" >&2; exit 2 ;;
@@ -54,6 +60,7 @@ shape_sql() {
 	like) echo "SELECT * FROM t WHERE name LIKE 'a%' ORDER BY v DESC LIMIT $2" ;;
 	expr) echo "SELECT id, v FROM t ORDER BY abs(v - 0.5) LIMIT $2" ;;
 	ties) echo "SELECT * FROM t ORDER BY v DESC FETCH FIRST $2 ROWS WITH TIES" ;;
+	numeric) echo "SELECT * FROM t ORDER BY n DESC LIMIT $2" ;;
 	latest) echo "SELECT * FROM t ORDER BY ts DESC LIMIT $2" ;;
 	text) echo "SELECT * FROM t ORDER BY name LIMIT $2" ;;
 	rownumber) echo "SELECT * FROM (SELECT grp, v, row_number() OVER (PARTITION BY grp ORDER BY v DESC) AS r FROM t) s WHERE r <= $2" ;;
@@ -66,6 +73,7 @@ shape_keys() {
 	v|star|where|like|ties) echo "v" ;;
 	i8) echo "i8" ;;
 	expr) echo "abs(v - 0.5)" ;;
+	numeric) echo "n" ;;
 	latest) echo "ts" ;;
 	text) echo "name" ;;
 	rownumber) echo "grp, v, r" ;;
@@ -73,7 +81,7 @@ shape_keys() {
 	esac
 }
 if [ "${list:-0}" = 1 ]; then
-	for s in v i8 star where like expr ties latest text rownumber distinct; do
+	for s in v i8 star where like expr ties numeric latest text rownumber distinct; do
 		printf '%-10s %s\n' "$s" "$(shape_sql $s k)"
 	done
 	exit 0
@@ -86,21 +94,32 @@ wait_for_server() { for _ in $(seq 60); do psql_q -c "SELECT 1" >/dev/null 2>&1 
 
 psql_q -c "CREATE EXTENSION IF NOT EXISTS radik" -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm"
 if [ "$reuse" != 1 ] || [ "$(psql_q -c "SELECT count(*) FROM t" 2>/dev/null)" != "$rows" ]; then
+	psql_q -c "DROP TABLE IF EXISTS t"
+	psql_q -c "CREATE TABLE t (id int8, v float4, i8 int8, ts timestamptz, grp int4, name text, n numeric)
+		$([ "$partitions" -gt 0 ] && echo "PARTITION BY RANGE (id)")"
+	for p in $(seq 0 $((partitions - 1))); do
+		psql_q -c "CREATE TABLE t_$p PARTITION OF t FOR VALUES FROM ($((p * rows / partitions + 1)))
+			TO ($(((p + 1) * rows / partitions + 1)))"
+	done
 	psql_q <<SQL
-DROP TABLE IF EXISTS t;
-CREATE TABLE t AS
-SELECT g::int8 AS id, random()::float4 AS v, (random() * 9e18)::int8 AS i8,
-	timestamptz '2024-01-01 00:00+00' + g * interval '1 second' AS ts,
-	(random() * 999)::int4 AS grp, md5(random()::text) AS name
+INSERT INTO t
+SELECT g, random()::float4, (random() * 9e18)::int8,
+	timestamptz '2024-01-01 00:00+00' + g * interval '1 second', (random() * 999)::int4,
+	md5(random()::text), round((random() * 1e8)::numeric, 2)
 FROM generate_series(1, $rows) g;
 VACUUM ANALYZE t;
 SQL
 fi
+# The --set settings as SET commands, and as -c options for pgbench.
+set_commands=$(for kv in $settings; do printf "SET %s = '%s'; " "${kv%%=*}" "${kv#*=}"; done)
+set_options=$(for kv in $settings; do printf -- '-c %s ' "$kv"; done)
+
 # ms PLAN WORKERS QUERY: one cell's median, in a session of its own
 ms() {
 	local setting="SET radik.enabled = off"
 	[ "$1" = radik ] && setting="SET radik.force = on"
-	psql_q -c "LOAD 'radik'" -c "$setting" -c "SET max_parallel_workers_per_gather = $2" -f - <<SQL | tail -1
+	psql_q -c "LOAD 'radik'" -c "$setting; $set_commands" -c "SET max_parallel_workers_per_gather = $2" \
+		-f - <<SQL | tail -1
 CREATE FUNCTION pg_temp.bench_ms(q text, reps int) RETURNS float8 LANGUAGE plpgsql AS \$\$
 DECLARE times float8[] := '{}'; line text; ms float8;
 BEGIN
@@ -119,22 +138,22 @@ SQL
 # same QUERY KEYS: do both plans return the same key values, in order?
 same() {
 	psql_q -c "LOAD 'radik'" \
-		-c "SET radik.enabled = off" -c "CREATE TEMP TABLE a AS SELECT md5(string_agg(ROW($2)::text, ',')) h FROM ($1) s" \
-		-c "SET radik.enabled = on" -c "SET radik.force = on" -c "CREATE TEMP TABLE b AS SELECT md5(string_agg(ROW($2)::text, ',')) h FROM ($1) s" \
+		-c "SET radik.enabled = off; $set_commands" -c "CREATE TEMP TABLE a AS SELECT md5(string_agg(ROW($2)::text, ',')) h FROM ($1) s" \
+		-c "SET radik.enabled = on; SET radik.force = on" -c "CREATE TEMP TABLE b AS SELECT md5(string_agg(ROW($2)::text, ',')) h FROM ($1) s" \
 		-c "SELECT CASE WHEN a.h = b.h THEN 'yes' ELSE 'NO' END FROM a, b"
 }
 
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')  host: $(hostname)  cores: $(nproc)  gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)"
 echo "command: $command_line"
 echo "server: $(psql_q -c 'SELECT version()' | cut -d, -f1)  shared_buffers: $(psql_q -c 'SHOW shared_buffers')  huge_pages: $(psql_q -c 'SHOW huge_pages')  work_mem: $(psql_q -c 'SHOW work_mem')"
-echo "table t: $rows rows, $(psql_q -c "SELECT pg_size_pretty(pg_table_size('t'))")"
+echo "table t: $rows rows$([ "$partitions" -gt 0 ] && echo " in $partitions partitions"), $(psql_q -c "SELECT pg_size_pretty(sum(pg_table_size(relid))) FROM pg_partition_tree('t')")  settings: ${settings:-none}"
 printf '\n| regime | query | workers | PostgreSQL ms | radik ms | ratio | same keys |\n|---|---|---:|---:|---:|---:|---|\n'
 for regime in $regimes; do
 	if [ "$regime" = restarted ]; then
 		eval "$restart_cmd" >/dev/null
 		wait_for_server
 	else
-		psql_q -c "SELECT pg_prewarm('t')" >/dev/null
+		psql_q -c "SELECT pg_prewarm(relid) FROM pg_partition_tree('t') WHERE isleaf" >/dev/null
 	fi
 	for shape in $shapes; do
 		for k in $ks; do
@@ -156,7 +175,7 @@ if [ -n "$clients" ]; then
 	printf '\n| clients | query | PostgreSQL tps | radik tps | ratio |\n|---:|---|---:|---:|---:|\n'
 	for c in $clients; do
 		tps() {
-			PGOPTIONS="-c session_preload_libraries=radik -c max_parallel_workers_per_gather=0 -c $1" \
+			PGOPTIONS="-c session_preload_libraries=radik -c max_parallel_workers_per_gather=0 -c $1 $set_options" \
 				pgbench -n -c "$c" -j "$c" -T "$seconds" -f "$script" 2>/dev/null |
 				sed -n 's/^tps = \([0-9.]*\).*/\1/p'
 		}

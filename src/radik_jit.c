@@ -13,7 +13,7 @@
  * when the first is called: measured on Debian's PostgreSQL 15 (jit = on by default), 21 ms on
  * radik's 111 ms query of a 10M-row table, 72 ms with optimization and inlining, 65 ms (685 ms)
  * over 64 partitions, where each partition's node has its own expressions, and 53 ms on the 7 ms
- * query of the latest rows of 64 partitions by time (docs/performance.md, fifteenth session).
+ * query of the latest rows of 64 partitions by time.
  *
  * So after planning, the decision is taken again as standard_planner takes it, on the plan's
  * cost less the startup cost (the selection) of each radik node that compiled expressions would

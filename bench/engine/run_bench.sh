@@ -2,9 +2,9 @@
 # run_bench.sh: the engine benchmark (engine_bench) and torch.topk on the same inputs
 # (torch_topk_bench.py), joined into one table with the ratio torch / radik.
 #
-#   test/engine/run_bench.sh [RESULT_DIR] [engine_bench options...]
+#   bench/engine/run_bench.sh [RESULT_DIR] [engine_bench options...]
 #
-# Run from the project root after `make test/engine/engine_bench`.  RESULT_DIR (default: a
+# Run from the project root after `make bench/engine/engine_bench`.  RESULT_DIR (default: a
 # temporary directory) receives cases.txt, radik.tsv, torch.tsv and table.md.
 set -e
 dir=${1:-$(mktemp -d)}
