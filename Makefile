@@ -11,7 +11,10 @@
 # with the CUDA runtime linked statically so the server needs only the NVIDIA driver.
 
 EXTENSION = radik
-EXTVERSION = 0.1.0
+# The version this tree installs: radik.control's default_version, sql/radik--$(EXTVERSION).sql,
+# META.json and debian/changelog say the same.  Each earlier release keeps its install script
+# and an update script sql/radik--OLD--NEW.sql (test: radik_upgrade).
+EXTVERSION = 0.2.0
 MODULE_big = radik
 
 PG_CONFIG ?= pg_config
@@ -19,7 +22,14 @@ PG_CONFIG ?= pg_config
 C_SOURCES = $(wildcard src/*.c) cuda/radik_engine.c cuda/radik_cpu.c
 OBJS = $(C_SOURCES:.c=.o)
 
+# Every install script and every update script.
 DATA = $(wildcard sql/radik--*.sql)
+ifneq ($(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" radik.control),$(EXTVERSION))
+$(error radik.control's default_version is not EXTVERSION ($(EXTVERSION)))
+endif
+ifeq ($(wildcard sql/radik--$(EXTVERSION).sql),)
+$(error sql/radik--$(EXTVERSION).sql, the install script of EXTVERSION, is missing)
+endif
 
 # Regression tests live in sql/ beside the install scripts, so they are listed by name.
 REGRESS = radik_setup radik_types radik_order radik_limit radik_ties radik_numeric radik_rows radik_plan \
