@@ -34,7 +34,7 @@ endif
 # Regression tests live in sql/ beside the install scripts, so they are listed by name.
 REGRESS = radik_setup radik_types radik_order radik_limit radik_ties radik_numeric radik_rows radik_plan \
 	radik_partition radik_jit radik_prepared radik_parallel radik_seed radik_carry radik_native_qual radik_fuzz \
-	radik_gpu_fallback radik_cancel radik_topk radik_topk_security radik_review
+	radik_gpu_fallback radik_cancel radik_topk radik_topk_security radik_review radik_upgrade
 REGRESS_OPTS = --inputdir=. --outputdir=test/results --load-extension=radik --no-locale
 
 ISOLATION = radik_concurrent radik_topk_temp
