@@ -2,7 +2,9 @@
 #
 #   make                  build radik.so (CUDA engine when nvcc is found, else the CPU twin alone)
 #   make install          install into the PostgreSQL that pg_config names
-#   make installcheck     run the regression suite against the running server
+#   make installcheck     run the regression and isolation suites against the running server,
+#                         then the TAP suite (which starts servers of its own; not as root)
+#   make prove_installcheck   the TAP suite alone
 #   make engine-test      build the engine's test program (test/engine/)
 #   make with_llvm=no     skip PostgreSQL's JIT bitcode (hosts without clang)
 #
@@ -40,6 +42,15 @@ REGRESS_OPTS = --inputdir=. --outputdir=test/results --load-extension=radik --no
 ISOLATION = radik_concurrent radik_topk_temp
 ISOLATION_OPTS = --inputdir=test/isolation --outputdir=test/results/isolation --load-extension=radik --no-locale
 
+# TAP tests (test/t/*.pl), run by PGXS as for PostgreSQL's contrib modules: make installcheck runs
+# them after the suites above, make prove_installcheck alone.  They need a PostgreSQL configured
+# with --enable-tap-tests (Debian's is), Perl's IPC::Run, and a user other than root, since each
+# test initdb's servers of its own.  A PostgreSQL built without them can be pointed at the
+# modules of its source tree: make prove_installcheck enable_tap_tests=yes PROVE=prove
+# PROVE_FLAGS='-I /path/to/postgresql/src/test/perl'.
+TAP_TESTS = 1
+PROVE_TESTS = test/t/*.pl
+
 # CUDA: found on PATH or in /usr/local/cuda; absent means a CPU-only build.
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(NVCC)))
@@ -72,6 +83,12 @@ EXTRA_CLEAN = $(CUDA_OBJS) cuda/radik_gpu_absent.o test/results test/engine/engi
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# The TAP tests alone (PGXS runs them only as part of installcheck).
+prove_installcheck:
+	$(prove_installcheck)
+
+.PHONY: prove_installcheck
 
 # The shared library needs the CUDA objects (they are not in OBJS; see above).
 $(shlib): $(CUDA_OBJS)
