@@ -156,3 +156,16 @@ engine-test: test/engine/engine_test
 	test/engine/engine_test $(ENGINE_TEST_FLAGS)
 
 .PHONY: engine-test
+
+# The source archive to upload to PGXN, from the committed tree: make dist.  META.json and
+# debian/changelog must give EXTVERSION.
+dist:
+	@test "$$(grep -c '"version": "$(EXTVERSION)"' META.json)" = 2 || \
+		{ echo "META.json does not give version $(EXTVERSION) (distribution and extension)" >&2; exit 1; }
+	@head -n 1 debian/changelog | grep -q '($(EXTVERSION)-' || \
+		{ echo "debian/changelog's first entry is not $(EXTVERSION)" >&2; exit 1; }
+	mkdir -p dist
+	git archive --format zip --prefix=$(EXTENSION)-$(EXTVERSION)/ \
+		--output dist/$(EXTENSION)-$(EXTVERSION).zip HEAD
+
+.PHONY: dist
