@@ -2,7 +2,9 @@
 #
 #   make                  build radik.so (CUDA engine when nvcc is found, else the CPU twin alone)
 #   make install          install into the PostgreSQL that pg_config names
-#   make installcheck     run the regression suite against the running server
+#   make installcheck     run the regression and isolation suites against the running server,
+#                         then the TAP suite (which starts servers of its own; not as root)
+#   make prove_installcheck   the TAP suite alone
 #   make engine-test      build the engine's test program (test/engine/)
 #   make with_llvm=no     skip PostgreSQL's JIT bitcode (hosts without clang)
 #
@@ -11,7 +13,10 @@
 # with the CUDA runtime linked statically so the server needs only the NVIDIA driver.
 
 EXTENSION = radik
-EXTVERSION = 0.1.0
+# The version this tree installs: radik.control's default_version, sql/radik--$(EXTVERSION).sql,
+# META.json and debian/changelog say the same.  Each earlier release keeps its install script
+# and an update script sql/radik--OLD--NEW.sql (test: radik_upgrade).
+EXTVERSION = 0.2.0
 MODULE_big = radik
 
 PG_CONFIG ?= pg_config
@@ -19,16 +24,33 @@ PG_CONFIG ?= pg_config
 C_SOURCES = $(wildcard src/*.c) cuda/radik_dispatch.c cuda/radik_cpu.c
 OBJS = $(C_SOURCES:.c=.o)
 
+# Every install script and every update script.
 DATA = $(wildcard sql/radik--*.sql)
+ifneq ($(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" radik.control),$(EXTVERSION))
+$(error radik.control's default_version is not EXTVERSION ($(EXTVERSION)))
+endif
+ifeq ($(wildcard sql/radik--$(EXTVERSION).sql),)
+$(error sql/radik--$(EXTVERSION).sql, the install script of EXTVERSION, is missing)
+endif
 
 # Regression tests live in sql/ beside the install scripts, so they are listed by name.
 REGRESS = radik_setup radik_types radik_order radik_limit radik_ties radik_numeric radik_rows radik_plan \
 	radik_partition radik_jit radik_prepared radik_parallel radik_seed radik_carry radik_native_qual radik_fuzz \
-	radik_gpu_fallback radik_cancel radik_topk radik_topk_security radik_topk_elsewhere radik_review radik_errors
+	radik_gpu_fallback radik_cancel radik_topk radik_topk_security radik_topk_elsewhere radik_review radik_errors \
+	radik_upgrade
 REGRESS_OPTS = --inputdir=. --outputdir=test/results --load-extension=radik --no-locale
 
 ISOLATION = radik_concurrent radik_topk_temp
 ISOLATION_OPTS = --inputdir=test/isolation --outputdir=test/results/isolation --load-extension=radik --no-locale
+
+# TAP tests (test/t/*.pl), run by PGXS as for PostgreSQL's contrib modules: make installcheck runs
+# them after the suites above, make prove_installcheck alone.  They need a PostgreSQL configured
+# with --enable-tap-tests (Debian's is), Perl's IPC::Run, and a user other than root, since each
+# test initdb's servers of its own.  A PostgreSQL built without them can be pointed at the
+# modules of its source tree: make prove_installcheck enable_tap_tests=yes PROVE=prove
+# PROVE_FLAGS='-I /path/to/postgresql/src/test/perl'.
+TAP_TESTS = 1
+PROVE_TESTS = test/t/*.pl
 
 # CUDA: found on PATH or in /usr/local/cuda; absent means a CPU-only build.
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
@@ -64,6 +86,12 @@ EXTRA_CLEAN = $(CUDA_OBJS) cuda/radik_gpu_absent.o test/results
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# The TAP tests alone (PGXS runs them only as part of installcheck).
+prove_installcheck:
+	$(prove_installcheck)
+
+.PHONY: prove_installcheck
 
 # The shared library needs the CUDA objects (they are not in OBJS; see above).
 $(shlib): $(CUDA_OBJS)
@@ -110,3 +138,16 @@ engine-test: test/engine/engine_test
 	test/engine/engine_test $(ENGINE_TEST_FLAGS)
 
 .PHONY: engine-test
+
+# The source archive to upload to PGXN, from the committed tree: make dist.  META.json and
+# debian/changelog must give EXTVERSION.
+dist:
+	@test "$$(grep -c '"version": "$(EXTVERSION)"' META.json)" = 2 || \
+		{ echo "META.json does not give version $(EXTVERSION) (distribution and extension)" >&2; exit 1; }
+	@head -n 1 debian/changelog | grep -q '($(EXTVERSION)-' || \
+		{ echo "debian/changelog's first entry is not $(EXTVERSION)" >&2; exit 1; }
+	mkdir -p dist
+	git archive --format zip --prefix=$(EXTENSION)-$(EXTVERSION)/ \
+		--output dist/$(EXTENSION)-$(EXTVERSION).zip HEAD
+
+.PHONY: dist
