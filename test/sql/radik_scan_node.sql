@@ -1,6 +1,7 @@
--- radik_review: regressions found in review of the PostgreSQL side.  Each answer or figure radik
--- gives is compared, inside the test, with PostgreSQL's own for the same statement with
--- radik.enabled = off.
+-- radik_scan_node: what the custom scan node does besides its answer: EXPLAIN ANALYZE's counts,
+-- OFFSET NULL, row-level security over the candidates sorted by all keys, cursors walking
+-- backward, rescans.  Each answer or figure radik gives is compared, inside the test, with
+-- PostgreSQL's own for the same statement with radik.enabled = off.
 LOAD 'radik';
 
 -- EXPLAIN ANALYZE's "Rows Removed by Filter" counts the rows the quals rejected, once, even
