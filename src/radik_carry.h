@@ -3,17 +3,17 @@
  *	  Whole rows carried with their keys: copies of the rows a selection may return, taken while
  *	  the scan has their page in hand, so that the rows selected need not be fetched again.
  *
- * When a query returns whole rows, the selected rows used to be fetched by TID after the
- * selection: for a million rows spread over a large table that is a buffer lookup, a pin, a lock
- * and a few dependent cache misses for almost every page, in the one backend running the query,
- * and it took longer than the selection itself.  But the scan already held each of those rows:
+ * When a query returns whole rows, fetching the selected rows by TID after the selection costs,
+ * for a million rows spread over a large table, a buffer lookup, a pin, a lock and a few
+ * dependent cache misses for almost every page, in the one backend running the query: longer
+ * than the selection itself.  But the scan already held each of those rows:
  * only the rows whose key passes the running threshold are handed on (with a threshold from a
  * sample, about 1.5 times k of them), so copying those few rows there costs little, and the
  * parallel workers do most of it.
  *
  * A carried row is a copy of the heap tuple (as the scan saw it, visible to the query's snapshot)
  * in a row store, an array of bytes; the row's engine id then names its place in the store
- * instead of its TID (radik_carried_id), so whatever the engine selects leads straight to the
+ * instead of its TID (RADIK_CARRIED_ID_FLAG), so whatever the engine selects leads straight to the
  * copy.  A page is read with carrying only while the store has room for any page's rows; once
  * it has not, the rows keep their TIDs and are fetched as before.  The backend running the query
  * keeps one store, bounded by work_mem; each worker fills a store per message, which the leader

@@ -482,7 +482,6 @@ select_table_on_device(RadikFeed *feed, uint64 engine_k, uint64 seed_need,
 	if (engine_k <= feed->capacity / 16)
 		feed->push_at = Max((size_t) engine_k * 4, Min(feed->capacity, (size_t) 8192));
 
-	/* With no block there is no row, and no engine to feed. */
 	feed_table(feed, seed_need, stats);
 	if (feed->gpu_out_of_memory)
 		return 0;

@@ -20,6 +20,12 @@ record() {	# record NAME STATUS
 	if [ "$2" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names $1"; fi
 }
 
+say "suite: the house (test/house.sh: no include cycle, no source file over 1000 lines)"
+set +e
+bash test/house.sh
+record house $?
+set -e
+
 say "suite 1: engine unit tests (test/engine/engine_test)"
 set +e
 make -s engine-test ${RADIK_MAKE_FLAGS:-} 2>&1 | tee /tmp/radik-engine-test.log | tail -n 25
@@ -41,6 +47,12 @@ if [ $status != 0 ]; then
 	done
 fi
 record installcheck $status
+
+say "suite: the README's Getting started, run as written (test/readme-check.sh)"
+set +e
+bash test/readme-check.sh
+record readme $?
+set -e
 
 if compgen -G "test/t/*.pl" >/dev/null; then
 	say "suite 4: TAP tests (make prove_installcheck, as user postgres in a copy of the tree)"
