@@ -49,6 +49,11 @@ mkdir -p "$pgdir"
 tar -xzf "$work/archive.tar.gz" -C "$pgdir" --strip-components=1
 chmod -R a+rX "$pgdir"
 pg_config=$pgdir/bin/pg_config
+# the libraries the build links against: Debian 12's PostgreSQL 15 packages pull them in already
+if LD_LIBRARY_PATH=$pgdir/lib ldd "$pgdir/bin/postgres" "$pgdir/bin/psql" | grep -q 'not found'; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2 libxslt1.1 libssl3 \
+		libgssapi-krb5-2 liblz4-1 libzstd1 libldap-2.5-0 libreadline8 >/dev/null
+fi
 
 echo "building radik against $($pg_config --version)"
 mkdir -p "$work/src"
@@ -65,7 +70,7 @@ runuser -u postgres -- env LD_LIBRARY_PATH="$pgdir/lib" "$pgdir/bin/pg_ctl" -D "
 	{ tail -20 "$data/postgres.log"; exit 1; }
 
 status=0
-PATH=$pgdir/bin:$PATH PGHOST=$data PGPORT=$port PGUSER=postgres PGDATABASE=postgres \
+LD_LIBRARY_PATH=$pgdir/lib PATH=$pgdir/bin:$PATH PGHOST=$data PGPORT=$port PGUSER=postgres PGDATABASE=postgres \
 	make -C "$work/src" -s installcheck TAP_TESTS= NVCC= with_llvm=no PG_CONFIG="$pg_config" \
 	>"$work/installcheck.log" 2>&1 || status=$?
 cat "$work/installcheck.log"
