@@ -51,6 +51,7 @@ ANALYZE radik_err_big;
 SET min_parallel_table_scan_size = 0;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
+SET max_parallel_workers_per_gather = 2;
 SELECT count(*) AS workers_planned
 FROM radik_explain('SELECT * FROM radik_err_big WHERE a + 1 > 0 AND b IS NULL ORDER BY v LIMIT 3') line
 WHERE line ~ 'Workers Planned: 2';
@@ -66,6 +67,7 @@ FROM unnest(ARRAY[
 RESET min_parallel_table_scan_size;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
+RESET max_parallel_workers_per_gather;
 
 -- Row-level security: the policy's clause runs before the query's own (a + 1 is not
 -- leakproof), so the rows it hides never reach a clause that would fail on them.

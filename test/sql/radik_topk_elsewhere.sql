@@ -72,8 +72,9 @@ BEGIN
 				   'OPTIONS (host %L, port %L, dbname %L)',
 				   split_part(current_setting('unix_socket_directories'), ',', 1),
 				   current_setting('port'), current_database());
+	EXECUTE format('CREATE USER MAPPING FOR CURRENT_USER SERVER topk_loopback OPTIONS (user %L)',
+				   current_user);
 END $$;
-CREATE USER MAPPING FOR CURRENT_USER SERVER topk_loopback;
 CREATE TABLE topk_remote_source (id int4, v timestamptz);
 INSERT INTO topk_remote_source
 	SELECT i, timestamptz '2024-01-01 00:00+00' + (i * 7919 % 1009) * interval '1 hour'
