@@ -2,8 +2,26 @@
 -- complain if script is sourced in psql, rather than via ALTER EXTENSION
 \echo Use "ALTER EXTENSION radik UPDATE TO '0.2.0'" to load this file. \quit
 
--- radik 0.2.0 has the same SQL objects as 0.1.0 (sql/radik--0.2.0.sql), so there is nothing to
--- change here.  Every change to an object in sql/radik--0.2.0.sql must be made here as well, in
--- the same words (schema-qualified names, @extschema@): the radik_upgrade regression test
--- compares an install updated through this script with a fresh install of 0.2.0, object by
--- object, and fails on any difference.
+-- Every change to an object in sql/radik--0.2.0.sql is made here as well, in the same words
+-- (schema-qualified names, @extschema@): the radik_upgrade regression test compares an install
+-- updated through this script with a fresh install of 0.2.0, object by object, and fails on any
+-- difference.
+
+-- The row form of radik_topk gains group_by: the k rows of each group.
+DROP FUNCTION @extschema@.radik_topk(pg_catalog.anyelement, pg_catalog.name, pg_catalog.int8,
+	pg_catalog.bool, pg_catalog.text);
+-- The table by its row type, radik_topk(NULL::events, 'score', 10): the rows themselves; with
+-- group_by, the k rows of each group of that column.  Not STRICT, since the first argument is
+-- normally NULL; a NULL in another argument returns no rows (group_by NULL: no groups).
+CREATE FUNCTION @extschema@.radik_topk(rowtype pg_catalog.anyelement, col pg_catalog.name,
+	k pg_catalog.int8, smallest pg_catalog.bool DEFAULT false,
+	nulls pg_catalog.text DEFAULT 'exclude', group_by pg_catalog.name DEFAULT NULL)
+RETURNS SETOF pg_catalog.anyelement
+AS 'MODULE_PATHNAME', 'radik_topk_rows'
+LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL RESTRICTED ROWS 100
+SUPPORT @extschema@.radik_topk_support;
+
+COMMENT ON FUNCTION @extschema@.radik_topk(pg_catalog.anyelement, pg_catalog.name, pg_catalog.int8,
+	pg_catalog.bool, pg_catalog.text, pg_catalog.name)
+	IS 'the k rows of a table (or of each group) with the largest (or smallest) values of a column, in rank order';
+

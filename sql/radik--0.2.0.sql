@@ -35,11 +35,12 @@ AS 'MODULE_PATHNAME', 'radik_topk_tids_by_name'
 LANGUAGE C STRICT STABLE PARALLEL RESTRICTED ROWS 100
 SUPPORT @extschema@.radik_topk_support;
 
--- The table by its row type, radik_topk(NULL::events, 'score', 10): the rows themselves.  Not
--- STRICT, since the first argument is normally NULL; a NULL in any other argument returns no rows.
+-- The table by its row type, radik_topk(NULL::events, 'score', 10): the rows themselves; with
+-- group_by, the k rows of each group of that column.  Not STRICT, since the first argument is
+-- normally NULL; a NULL in another argument returns no rows (group_by NULL: no groups).
 CREATE FUNCTION @extschema@.radik_topk(rowtype pg_catalog.anyelement, col pg_catalog.name,
 	k pg_catalog.int8, smallest pg_catalog.bool DEFAULT false,
-	nulls pg_catalog.text DEFAULT 'exclude')
+	nulls pg_catalog.text DEFAULT 'exclude', group_by pg_catalog.name DEFAULT NULL)
 RETURNS SETOF pg_catalog.anyelement
 AS 'MODULE_PATHNAME', 'radik_topk_rows'
 LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL RESTRICTED ROWS 100
@@ -52,5 +53,5 @@ COMMENT ON FUNCTION @extschema@.radik_topk(pg_catalog.text, pg_catalog.name, pg_
 	pg_catalog.bool, pg_catalog.text)
 	IS 'ranks and TIDs of the k rows of a table with the largest (or smallest) values of a column';
 COMMENT ON FUNCTION @extschema@.radik_topk(pg_catalog.anyelement, pg_catalog.name, pg_catalog.int8,
-	pg_catalog.bool, pg_catalog.text)
-	IS 'the k rows of a table with the largest (or smallest) values of a column, in rank order';
+	pg_catalog.bool, pg_catalog.text, pg_catalog.name)
+	IS 'the k rows of a table (or of each group) with the largest (or smallest) values of a column, in rank order';

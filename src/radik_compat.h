@@ -26,6 +26,17 @@
 #define TestForOldSnapshot(snapshot, relation, page) ((void) 0)
 #endif
 
+/*
+ * 18 made get_ordering_op_properties give a CompareType (COMPARE_LT, COMPARE_GT) where it gave a
+ * btree strategy number of the same values.
+ */
+#if PG_VERSION_NUM < 180000
+#include "access/stratnum.h"
+typedef int16 CompareType;
+#define COMPARE_LT BTLessStrategyNumber
+#define COMPARE_GT BTGreaterStrategyNumber
+#endif
+
 /* 18 replaced pg_attribute_noreturn() after a declaration with pg_noreturn before it. */
 #ifndef pg_attribute_noreturn
 #define pg_attribute_noreturn() __attribute__((noreturn))

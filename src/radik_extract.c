@@ -252,6 +252,12 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 	else
 		value = radik_read_column(&extractor->column, tuple, &isnull);
 
+	if (extractor->groups != NULL)
+	{
+		radik_groups_offer_tuple(extractor->groups, tuple, isnull ? 0 : extractor->map(value),
+								 isnull, radik_pack_tid(tid));
+		return;
+	}
 	if (isnull)
 	{
 		if (extractor->nulls_seen++ < extractor->nulls_limit)
@@ -454,7 +460,10 @@ read_key_or_keep_null(RadikExtractor *extractor, HeapTuple tuple, RadikKeyBatch 
 	*value = radik_read_column(&extractor->column, tuple, &isnull);
 	if (!isnull)
 		return true;
-	if (extractor->nulls_seen++ < extractor->nulls_limit)
+	if (extractor->groups != NULL)
+		radik_groups_offer_tuple(extractor->groups, tuple, 0, true,
+								 radik_pack_tid(&tuple->t_self));
+	else if (extractor->nulls_seen++ < extractor->nulls_limit)
 		batch->nulls[batch->nnulls++] = tuple->t_self;
 	return false;
 }
@@ -599,7 +608,17 @@ map_keys:
 	extractor->rows_matched += matched;
 
 	extractor->map_many(values, n, keys);
-	if (extractor->key_bytes == 4)
+	if (extractor->groups != NULL)
+	{
+		/* every row to its group, while the page is pinned (the group key is read from it) */
+		for (int i = 0; i < n; i++)
+		{
+			row_as_tuple(extractor, page, block, offsets[i], &tuple);
+			radik_groups_offer_tuple(extractor->groups, &tuple, keys[i], false,
+									 block_id | offsets[i]);
+		}
+	}
+	else if (extractor->key_bytes == 4)
 	{
 		uint32	   *out_keys = (uint32 *) batch->keys;
 

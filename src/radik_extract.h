@@ -24,6 +24,7 @@
 
 #include "radik_carry.h"
 #include "radik_datum_keys.h"
+#include "radik_groups.h"
 #include "radik_heap.h"
 #include "radik_native_qual.h"
 
@@ -80,6 +81,7 @@ typedef struct RadikExtractor
 	ExprContext *econtext;
 	ExprState  *qual;
 	RadikNativeQual *native_qual;	/* qual run on raw values, when it can be */
+	RadikGroupSet *groups;		/* set: rows are offered to their groups, not batched */
 	int64		nulls_limit;	/* NULL-key rows to keep at most; the rest are only counted */
 
 	int64		rows_scanned;	/* visible rows read */
@@ -105,6 +107,17 @@ extern void radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapsho
  */
 extern bool radik_extract_only_blocks(RadikExtractor *extractor, const BlockNumber *blocks,
 									  int nblocks);
+
+/*
+ * Offer every row that passes the quals to its group in groups (radik_groups.h), with its first
+ * sort key, instead of handing it on in batches: the batches stay empty.  Heap pages only; call
+ * before the first radik_extract.
+ */
+static inline void
+radik_extract_to_groups(RadikExtractor *extractor, RadikGroupSet *groups)
+{
+	extractor->groups = groups;
+}
 
 /*
  * Extract rows into batch until it lacks room for another page's rows, or max_pages pages have

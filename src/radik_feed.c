@@ -126,15 +126,6 @@ feed_check(RadikFeed *feed, radik_status status, const radik_error *err)
 	radik_engine_error(status, err);
 }
 
-static double
-elapsed_ms(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_MILLISEC(now);
-}
 
 
 /*
@@ -241,7 +232,7 @@ feed_push(RadikFeed *feed)
 	 * row in eight through) does not send millions of rows before its second.
 	 */
 	feed->push_at = Min(feed->capacity, Max(feed->push_at, feed->rows_pushed));
-	feed->copy_ms += elapsed_ms(start);
+	feed->copy_ms += radik_elapsed_ms(start);
 }
 
 /* Keep the rows of batch whose key is NULL, as many as may be returned. */
@@ -374,9 +365,21 @@ feed_table(RadikFeed *feed, uint64 seed_need, RadikSelectStats *stats)
 
 	if (parallel != NULL && parallel->nworkers > 0 && IsInParallelMode() &&
 		rel->rd_rel->relam == HEAP_TABLE_AM_OID)
-		workers = radik_parallel_begin(rel, snapshot, key, parallel->key_expr, parallel->quals,
-									   parallel->params, parallel->nworkers, request->nulls_limit,
-									   feed->carrying);
+	{
+		RadikWorkersRequest workers_request;
+
+		workers_request.rel = rel;
+		workers_request.snapshot = snapshot;
+		workers_request.key = key;
+		workers_request.key_expr = parallel->key_expr;
+		workers_request.quals = parallel->quals;
+		workers_request.params = parallel->params;
+		workers_request.nworkers = parallel->nworkers;
+		workers_request.nulls_limit = request->nulls_limit;
+		workers_request.carry_rows = feed->carrying;
+		workers_request.groups = NULL;
+		workers = radik_parallel_begin(&workers_request);
+	}
 	if (workers != NULL)
 	{
 		stats->workers_launched = radik_parallel_workers_launched(workers);
@@ -488,12 +491,12 @@ select_table_on_device(RadikFeed *feed, uint64 engine_k, uint64 seed_need,
 	INSTR_TIME_SET_CURRENT(step);
 	if (feed->count > 0 && !feed_push_chunk(feed))
 		return 0;
-	feed->copy_ms += elapsed_ms(step);
+	feed->copy_ms += radik_elapsed_ms(step);
 
 	INSTR_TIME_SET_CURRENT(step);
 	if (!feed_check(feed, radik_finish(feed->guard->selection, &count, &err), &err))
 		return 0;
-	stats->select_ms += elapsed_ms(step);
+	stats->select_ms += radik_elapsed_ms(step);
 	return count;
 }
 
@@ -620,6 +623,7 @@ radik_select_stats_add(RadikSelectStats *totals, const RadikSelectStats *one)
 	totals->seed_thresholds += one->seed_thresholds;
 	totals->seed_misses += one->seed_misses;
 	totals->gpu_fallbacks += one->gpu_fallbacks;
+	totals->groups += one->groups;
 	totals->scan_ms += one->scan_ms;
 	totals->copy_ms += one->copy_ms;
 	totals->select_ms += one->select_ms;

@@ -16,6 +16,7 @@
 
 #include "executor/executor.h"
 #include "nodes/params.h"
+#include "portability/instr_time.h"
 #include "storage/itemptr.h"
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
@@ -72,10 +73,22 @@ typedef struct RadikSelectStats
 	int64		seed_thresholds;	/* selections the sample gave one */
 	int64		seed_misses;	/* of those, selections it failed: the table was read again */
 	int64		gpu_fallbacks;	/* selections run again on the CPU: the GPU was out of memory */
+	int64		groups;			/* a grouped selection's groups */
 	double		scan_ms;		/* reading the heap and computing keys */
 	double		copy_ms;		/* handing chunks to the engine */
 	double		select_ms;		/* the engine's selection after the last chunk */
 } RadikSelectStats;
+
+/* Milliseconds since start. */
+static inline double
+radik_elapsed_ms(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
 
 /* Add one selection's figures to the totals (the device: the last one's). */
 extern void radik_select_stats_add(RadikSelectStats *totals, const RadikSelectStats *one);

@@ -54,6 +54,7 @@
 #define RADIK_TOC_QUEUES	UINT64CONST(0x5241444B00000005)
 #define RADIK_TOC_BUFFER_USAGE	UINT64CONST(0x5241444B00000006)
 #define RADIK_TOC_WAL_USAGE	UINT64CONST(0x5241444B00000007)
+#define RADIK_TOC_GROUPS	UINT64CONST(0x5241444B00000008)
 
 /*
  * Each worker's queue to the leader, and the most rows a worker sends in one message, and the
@@ -76,6 +77,9 @@ typedef struct RadikParallelShared
 	bool		key_nulls_first;
 	AttrNumber	key_attnum;
 	int64		nulls_limit;
+	bool		grouped;		/* RADIK_TOC_GROUPS holds the group keys */
+	int64		group_k;
+	RadikGroupCut group_cut;
 
 	pg_atomic_uint64 threshold; /* keys above it are not worth sending */
 	pg_atomic_uint32 carry_rows;	/* send the rows whole too (radik_carry.h) */
@@ -125,16 +129,39 @@ store_string(ParallelContext *pcxt, uint64 key, const char *string)
 	shm_toc_insert(pcxt->toc, key, space);
 }
 
-RadikParallelScan *
-radik_parallel_begin(Relation rel, Snapshot snapshot, const RadikSortKey *key, Expr *key_expr,
-					 List *quals, ParamListInfo params, int nworkers, int64 nulls_limit,
-					 bool carry_rows)
+/*
+ * The group keys as a node string: a list of the expressions, the equality operators and the
+ * collations.
+ */
+static char *
+group_keys_string(const RadikGroupSpec *groups)
 {
+	List	   *operators = NIL;
+	List	   *collations = NIL;
+
+	for (int i = 0; i < list_length(groups->exprs); i++)
+	{
+		operators = lappend_oid(operators, groups->equality_operators[i]);
+		collations = lappend_oid(collations, groups->collations[i]);
+	}
+	return nodeToString(list_make3(groups->exprs, operators, collations));
+}
+
+RadikParallelScan *
+radik_parallel_begin(const RadikWorkersRequest *request)
+{
+	Relation	rel = request->rel;
+	Snapshot	snapshot = request->snapshot;
+	const RadikSortKey *key = request->key;
+	List	   *quals = request->quals;
+	ParamListInfo params = request->params;
+	int			nworkers = request->nworkers;
 	RadikParallelScan *pscan;
 	ParallelContext *pcxt;
 	RadikParallelShared *shared;
 	char	   *quals_string = quals != NIL ? nodeToString(quals) : NULL;
-	char	   *key_string = key->attnum <= 0 ? nodeToString(key_expr) : NULL;
+	char	   *key_string = key->attnum <= 0 ? nodeToString(request->key_expr) : NULL;
+	char	   *groups_string = request->groups != NULL ? group_keys_string(request->groups) : NULL;
 	Size		shared_size;
 	Size		params_size = 0;
 	char	   *queue_space;
@@ -142,7 +169,7 @@ radik_parallel_begin(Relation rel, Snapshot snapshot, const RadikSortKey *key, E
 	WalUsage   *wal_usage;
 
 	Assert(nworkers > 0 && IsInParallelMode());
-	Assert(key->attnum > 0 || key_expr != NULL);
+	Assert(key->attnum > 0 || request->key_expr != NULL);
 
 	pcxt = CreateParallelContext("radik", "radik_parallel_worker_main", nworkers);
 
@@ -153,6 +180,8 @@ radik_parallel_begin(Relation rel, Snapshot snapshot, const RadikSortKey *key, E
 		shm_toc_estimate_chunk(&pcxt->estimator, strlen(quals_string) + 1);
 	if (key_string != NULL)
 		shm_toc_estimate_chunk(&pcxt->estimator, strlen(key_string) + 1);
+	if (groups_string != NULL)
+		shm_toc_estimate_chunk(&pcxt->estimator, strlen(groups_string) + 1);
 	if (params != NULL)
 	{
 		params_size = EstimateParamListSpace(params);
@@ -161,7 +190,7 @@ radik_parallel_begin(Relation rel, Snapshot snapshot, const RadikSortKey *key, E
 	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(RADIK_QUEUE_BYTES, nworkers));
 	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(sizeof(BufferUsage), nworkers));
 	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(sizeof(WalUsage), nworkers));
-	shm_toc_estimate_keys(&pcxt->estimator, 7);
+	shm_toc_estimate_keys(&pcxt->estimator, 8);
 
 	InitializeParallelDSM(pcxt);
 	if (pcxt->seg == NULL)
@@ -178,9 +207,15 @@ radik_parallel_begin(Relation rel, Snapshot snapshot, const RadikSortKey *key, E
 	shared->key_descending = key->descending;
 	shared->key_nulls_first = key->nulls_first;
 	shared->key_attnum = key->attnum;
-	shared->nulls_limit = nulls_limit;
+	shared->nulls_limit = request->nulls_limit;
+	shared->grouped = request->groups != NULL;
+	if (shared->grouped)
+	{
+		shared->group_k = request->groups->k;
+		shared->group_cut = request->groups->cut;
+	}
 	pg_atomic_init_u64(&shared->threshold, PG_UINT64_MAX);
-	pg_atomic_init_u32(&shared->carry_rows, carry_rows ? 1 : 0);
+	pg_atomic_init_u32(&shared->carry_rows, request->carry_rows ? 1 : 0);
 	SpinLockInit(&shared->mutex);
 	table_parallelscan_initialize(rel, SHARED_TABLE_SCAN(shared), snapshot);
 	SHARED_TABLE_SCAN(shared)->phs_syncscan = false;
@@ -190,6 +225,8 @@ radik_parallel_begin(Relation rel, Snapshot snapshot, const RadikSortKey *key, E
 		store_string(pcxt, RADIK_TOC_QUALS, quals_string);
 	if (key_string != NULL)
 		store_string(pcxt, RADIK_TOC_KEY_EXPR, key_string);
+	if (groups_string != NULL)
+		store_string(pcxt, RADIK_TOC_GROUPS, groups_string);
 	if (params != NULL)
 	{
 		char	   *space = shm_toc_allocate(pcxt->toc, params_size);
@@ -325,6 +362,45 @@ radik_parallel_receive(RadikParallelScan *pscan, RadikKeyBatch *batch, bool wait
 	}
 }
 
+bool
+radik_parallel_receive_groups(RadikParallelScan *pscan, char **data, Size *size, bool wait,
+							  bool *all_done)
+{
+	for (;;)
+	{
+		for (int polled = 0; polled < pscan->nqueues; polled++)
+		{
+			int			i = pscan->next_queue;
+			shm_mq_result result;
+			void	   *message;
+
+			pscan->next_queue = (i + 1) % pscan->nqueues;
+			if (pscan->queues[i] == NULL)
+				continue;
+			result = shm_mq_receive(pscan->queues[i], size, &message, true);
+			if (result == SHM_MQ_SUCCESS)
+			{
+				*data = message;
+				*all_done = false;
+				return true;
+			}
+			if (result == SHM_MQ_DETACHED)
+			{
+				shm_mq_detach(pscan->queues[i]);
+				pscan->queues[i] = NULL;
+				pscan->nactive--;
+			}
+		}
+
+		*all_done = pscan->nactive == 0;
+		if (!wait || *all_done)
+			return false;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, 0, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
 void
 radik_parallel_end(RadikParallelScan *pscan, int64 *rows_scanned, int64 *rows_matched)
 {
@@ -375,8 +451,59 @@ send_batch(shm_mq_handle *queue, RadikKeyBatch *batch, RadikRowStore *rows)
 }
 
 /*
+ * A worker of a grouped request: offer the rows of its blocks to groups of its own, then send
+ * the rows they keep, with their group keys, in one message.
+ */
+static void
+extract_groups(RadikExtractor *extractor, Relation rel, char *groups_string,
+			   ParamListInfo params, RadikParallelShared *shared, shm_mq_handle *queue)
+{
+	List	   *parts = (List *) stringToNode(groups_string);
+	List	   *exprs = linitial(parts);
+	int			nkeys = list_length(exprs);
+	Oid		   *operators = palloc(nkeys * sizeof(Oid));
+	Oid		   *collations = palloc(nkeys * sizeof(Oid));
+	RadikGroupKeys keys;
+	RadikGroupSet *set;
+	RadikKeyBatch batch;
+	ItemPointerData nulls[MaxHeapTuplesPerPage];
+	uint64		unused_ids[MaxHeapTuplesPerPage];
+	uint64		unused_keys[MaxHeapTuplesPerPage];
+	char	   *data;
+	Size		size;
+
+	for (int i = 0; i < nkeys; i++)
+	{
+		operators[i] = list_nth_oid(lsecond(parts), i);
+		collations[i] = list_nth_oid(lthird(parts), i);
+	}
+	radik_group_keys_init(&keys, rel, exprs, operators, collations, NULL);
+	if (keys.econtext != NULL)
+		keys.econtext->ecxt_param_list_info = params;
+	set = radik_groups_create(&keys, shared->group_k, shared->group_cut,
+							  shared->key_nulls_first, CurrentMemoryContext);
+	radik_extract_to_groups(extractor, set);
+
+	/* rows go to the groups, not to the batch, which only has to have room */
+	memset(&batch, 0, sizeof(batch));
+	batch.key_bytes = extractor->key_bytes;
+	batch.keys = unused_keys;
+	batch.ids = unused_ids;
+	batch.capacity = MaxHeapTuplesPerPage;
+	batch.nulls = nulls;
+	batch.nulls_capacity = MaxHeapTuplesPerPage;
+	while (radik_extract(extractor, &batch, PG_UINT64_MAX, RADIK_WORKER_PAGES_PER_CALL))
+		;
+	data = radik_groups_export(set, &size);
+	radik_group_keys_end(&keys);
+	if (size > 0)
+		(void) shm_mq_send(queue, size, data, false, true);
+}
+
+/*
  * A worker: extract the blocks the parallel scan hands out and send the pairs worth having to
- * the leader.  Called by ParallelWorkerMain with the leader's transaction state in place.
+ * the leader (or, for a grouped request, the best rows of its groups).  Called by
+ * ParallelWorkerMain with the leader's transaction state in place.
  */
 void
 radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
@@ -425,6 +552,12 @@ radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
 
 	radik_extract_begin(&extractor, rel, NULL, SHARED_TABLE_SCAN(shared), econtext, qual, &key,
 						shared->nulls_limit);
+	if (shared->grouped)
+	{
+		extract_groups(&extractor, rel, shm_toc_lookup(toc, RADIK_TOC_GROUPS, false),
+					   estate->es_param_list_info, shared, queue);
+		goto done;
+	}
 	batch.key_bytes = extractor.key_bytes;
 	batch.capacity = batch.nulls_capacity = RADIK_WORKER_BATCH_ROWS;
 	batch.keys = palloc(RADIK_WORKER_BATCH_ROWS * sizeof(uint64));
@@ -446,6 +579,7 @@ radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
 			break;				/* the leader has gone: it is failing or cancelled */
 	} while (more);
 
+done:
 	SpinLockAcquire(&shared->mutex);
 	shared->rows_scanned += extractor.rows_scanned;
 	shared->rows_matched += extractor.rows_matched;

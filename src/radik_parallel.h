@@ -25,19 +25,33 @@
 typedef struct RadikParallelScan RadikParallelScan;
 
 /*
- * Start up to nworkers workers extracting key's rows of rel visible to snapshot that pass quals
- * (a list of plan expressions over the table's Vars; key->expr's plan expression is key_expr).
- * params are the query's PARAM_EXTERN values.  Each worker sends at most nulls_limit rows whose
- * key is NULL, and with carry_rows the rows it sends whole too (radik_carry.h), until told to
- * stop.  Must be called in parallel mode.  Returns NULL when no shared memory could be
- * had for it; otherwise the leader joins the scan through radik_parallel_table_scan, even when
- * no worker could be started.
+ * What the workers read: rel's rows visible to snapshot that pass quals (a list of plan
+ * expressions over the table's Vars), with key's first sort key (key->expr's plan expression is
+ * key_expr); params are the query's PARAM_EXTERN values.  Each worker sends at most nulls_limit
+ * rows whose key is NULL, and with carry_rows the rows it sends whole too (radik_carry.h), until
+ * told to stop; with groups, each worker keeps the best rows of each group itself and sends them
+ * once it has read its blocks (radik_parallel_receive_groups).
  */
-extern RadikParallelScan *radik_parallel_begin(Relation rel, Snapshot snapshot,
-											   const RadikSortKey *key, Expr *key_expr,
-											   List *quals, ParamListInfo params,
-											   int nworkers, int64 nulls_limit,
-											   bool carry_rows);
+typedef struct RadikWorkersRequest
+{
+	Relation	rel;
+	Snapshot	snapshot;
+	const RadikSortKey *key;
+	Expr	   *key_expr;
+	List	   *quals;
+	ParamListInfo params;
+	int			nworkers;
+	int64		nulls_limit;
+	bool		carry_rows;
+	const RadikGroupSpec *groups;	/* NULL: no groups */
+} RadikWorkersRequest;
+
+/*
+ * Start up to request->nworkers workers.  Must be called in parallel mode.  Returns NULL when no
+ * shared memory could be had for it; otherwise the leader joins the scan through
+ * radik_parallel_table_scan, even when no worker could be started.
+ */
+extern RadikParallelScan *radik_parallel_begin(const RadikWorkersRequest *request);
 
 /* The parallel table scan for the leader's own extractor. */
 extern ParallelTableScanDesc radik_parallel_table_scan(RadikParallelScan *pscan);
@@ -58,6 +72,13 @@ extern void radik_parallel_stop_carrying(RadikParallelScan *pscan);
  */
 extern bool radik_parallel_receive(RadikParallelScan *pscan, RadikKeyBatch *batch, bool wait,
 								   bool *all_done);
+
+/*
+ * For a grouped request: the next worker's groups (radik_groups_export's bytes), valid until the
+ * next call; as radik_parallel_receive otherwise.
+ */
+extern bool radik_parallel_receive_groups(RadikParallelScan *pscan, char **data, Size *size,
+										  bool wait, bool *all_done);
 
 /*
  * Wait for the workers to exit, add up the rows they scanned and matched, and release

@@ -46,7 +46,7 @@
  * Parallel workers (radik_parallel.c) read the table with the backend running the query when the
  * query may run in parallel mode and the workers can evaluate the quals and the first key; the
  * node stays out of any Gather and starts them itself, so the planner only records how many
- * (plan_parallel_workers) and asks the executor for parallel mode.
+ * (radik_plan_workers) and asks the executor for parallel mode.
  *
  * Costs are meant to be honest against the Sort paths next to it, so that add_path picks the
  * faster plan: both pay for reading the table and running the quals (with workers, the per-row
@@ -92,6 +92,7 @@
 
 #include "radik.h"
 #include "radik_device.h"
+#include "radik_paths.h"
 #include "radik_scan.h"
 #include "radik_select.h"
 #include "radik_settings.h"
@@ -137,26 +138,18 @@
  */
 #define MEMBER_MIN_PARALLEL_SCANS 8
 
-/* One sort key as the planner found it. */
-typedef struct PlannedSortKey
-{
-	Expr	   *expr;			/* over the table's Vars */
-	Oid			type;
-	Oid			sort_operator;
-	bool		descending;
-	bool		nulls_first;
-} PlannedSortKey;
-
 /*
  * Positions in the CustomPath's custom_private (planner-internal, never copied into a plan):
- * the sort keys (a list of lists of the PlannedSortKey fields) and the parallel workers planned
- * (an Integer).  The path's parent is the table it reads, also when the path belongs to the
+ * the sort keys (a list of lists of the RadikPlannedKey fields), the parallel workers planned
+ * (an Integer), and a grouped path's groups (a list of the RadikPlannedGroups fields; NIL for
+ * the plain selection).  The path's parent is the table it reads, also when the path belongs to the
  * ordered relation (as postgres_fdw's ordered paths do): create_scan_plan then hands the plan
  * the table's restriction clauses and puts a gating Result above it for the pseudoconstant
  * ones, and EXPLAIN knows the table as one the plan reads.
  */
 #define PATH_PRIVATE_KEYS	0
 #define PATH_PRIVATE_WORKERS 1
+#define PATH_PRIVATE_GROUPS 2
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
@@ -170,7 +163,7 @@ static Plan *radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath
 								  List *tlist, List *clauses, List *custom_plans);
 
 /* The path's methods: one callback, turning the chosen path into a CustomScan plan node. */
-static const CustomPathMethods radik_path_methods = {
+const CustomPathMethods radik_path_methods = {
 	.CustomName = RADIK_SCAN_NAME,
 	.PlanCustomPath = radik_plan_topk_path,
 };
@@ -226,8 +219,8 @@ table_kind_readable(PlannerInfo *root, RelOptInfo *scan_rel)
 }
 
 /* Is scan_rel a plain heap table (or materialized view) that radik's node can read whole? */
-static bool
-table_readable(PlannerInfo *root, RelOptInfo *scan_rel)
+bool
+radik_table_readable(PlannerInfo *root, RelOptInfo *scan_rel)
 {
 	Relation	rel;
 	bool		is_heap;
@@ -299,7 +292,7 @@ supported_sort_keys(PlannerInfo *root, RelOptInfo *input_rel)
 		PathKey    *pathkey = lfirst_node(PathKey, lc);
 		EquivalenceClass *ec = pathkey->pk_eclass;
 		EquivalenceMember *member;
-		PlannedSortKey *key;
+		RadikPlannedKey *key;
 		Oid			opclass;
 
 		if (ec->ec_has_volatile || OidIsValid(ec->ec_collation))
@@ -319,9 +312,10 @@ supported_sort_keys(PlannerInfo *root, RelOptInfo *input_rel)
 		if (!OidIsValid(opclass) || get_opclass_family(opclass) != pathkey->pk_opfamily)
 			return NIL;
 
-		key = palloc0(sizeof(PlannedSortKey));
+		key = palloc0(sizeof(RadikPlannedKey));
 		key->expr = member->em_expr;
 		key->type = member->em_datatype;
+		key->collation = InvalidOid;	/* the supported types are not collatable */
 		key->descending = pathkey_strategy(pathkey) == BTGreaterStrategyNumber;
 		key->nulls_first = pathkey->pk_nulls_first;
 		key->sort_operator = get_opfamily_member(pathkey->pk_opfamily, key->type, key->type,
@@ -339,8 +333,8 @@ supported_sort_keys(PlannerInfo *root, RelOptInfo *input_rel)
  * node evaluates them once (create_scan_plan).  The plan node gets the clauses again from
  * create_customscan_plan, in the order PostgreSQL's scans evaluate them (radik_plan_topk_path).
  */
-static List *
-table_quals(RelOptInfo *input_rel)
+List *
+radik_table_quals(RelOptInfo *input_rel)
 {
 	return extract_actual_clauses(input_rel->baserestrictinfo, false);
 }
@@ -400,7 +394,7 @@ estimate_rows_wanted(PlannerInfo *root, double rows)
 static bool
 reads_only_first_key(RelOptInfo *input_rel, List *keys, PathTarget *target)
 {
-	PlannedSortKey *key = linitial(keys);
+	RadikPlannedKey *key = linitial(keys);
 	Var		   *var = (Var *) key->expr;
 	Bitmapset  *columns = NULL;
 
@@ -452,22 +446,16 @@ contains_non_extern_param(Node *node, void *context)
  * 780, 313, 175, 118 and 77 ms), while the rows a parallel Sort plan sends through a Gather
  * make PostgreSQL's plans gain less from each worker.
  */
-static int
-plan_parallel_workers(PlannerInfo *root, RelOptInfo *input_rel, List *quals, List *keys)
+int
+radik_plan_workers(PlannerInfo *root, RelOptInfo *input_rel, List *quals, List *exprs)
 {
-	List	   *key_exprs = NIL;
-	ListCell   *lc;
-
 	if (!root->glob->parallelModeOK || !input_rel->consider_parallel ||
 		max_parallel_workers_per_gather <= 0)
 		return 0;
-	/* every key: the workers compute the later ones too, for their errors (radik_scan.c) */
-	foreach(lc, keys)
-		key_exprs = lappend(key_exprs, ((PlannedSortKey *) lfirst(lc))->expr);
-	if (!is_parallel_safe(root, (Node *) key_exprs) || !is_parallel_safe(root, (Node *) quals))
+	if (!is_parallel_safe(root, (Node *) exprs) || !is_parallel_safe(root, (Node *) quals))
 		return 0;
 	if (contains_non_extern_param((Node *) quals, NULL) ||
-		contains_non_extern_param((Node *) key_exprs, NULL))
+		contains_non_extern_param((Node *) exprs, NULL))
 		return 0;
 	if (input_rel->rel_parallel_workers != -1)
 		return Min(input_rel->rel_parallel_workers, max_parallel_workers_per_gather);
@@ -492,8 +480,8 @@ plan_parallel_workers(PlannerInfo *root, RelOptInfo *input_rel, List *quals, Lis
  * counts it for a parallel plan: each worker one share, the leader what is left of its time
  * after serving the workers.
  */
-static double
-parallel_divisor(int workers)
+double
+radik_parallel_divisor(int workers)
 {
 	double		divisor = workers;
 
@@ -515,7 +503,7 @@ static void
 cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List *quals,
 			   List *keys, PathTarget *target, int workers, double gpu_startup_share)
 {
-	PlannedSortKey *first_key = linitial(keys);
+	RadikPlannedKey *first_key = linitial(keys);
 	bool		with_ties = root->parse->limitOption == LIMIT_OPTION_WITH_TIES;
 	bool		sorts_candidates = radik_keys_sort_candidates(list_length(keys), first_key->type);
 	double		tuples = Max(input_rel->tuples, 1);
@@ -540,7 +528,7 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 		/* expression keys are all computed for every row when a later key is one (radik_scan.c) */
 		foreach(lc, keys)
 		{
-			Expr	   *expr = ((PlannedSortKey *) lfirst(lc))->expr;
+			Expr	   *expr = ((RadikPlannedKey *) lfirst(lc))->expr;
 
 			if (IsA(expr, Var))
 				continue;
@@ -567,7 +555,7 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	{
 		double		sent = Min(rows, wanted * (1.0 + log(Max(rows / wanted, 1.0))));
 
-		startup = startup / parallel_divisor(workers) + parallel_setup_cost +
+		startup = startup / radik_parallel_divisor(workers) + parallel_setup_cost +
 			SENT_ROW_PARALLEL_TUPLE_COSTS * parallel_tuple_cost * sent;
 	}
 	startup += spc_seq_page_cost * input_rel->pages + qual_cost.startup + key_cost.startup;
@@ -594,7 +582,7 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 			ListCell   *lc;
 
 			foreach(lc, keys)
-				exprs = lappend(exprs, ((PlannedSortKey *) lfirst(lc))->expr);
+				exprs = lappend(exprs, ((RadikPlannedKey *) lfirst(lc))->expr);
 			cost_qual_eval(&all_keys_cost, exprs, root);
 			startup += candidates * (FETCH_ROW_CPU_TUPLE_COSTS * cpu_tuple_cost +
 									 all_keys_cost.per_tuple) +
@@ -642,6 +630,53 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 }
 
 
+CustomPath *
+radik_make_path(RelOptInfo *scan_rel, PathTarget *target, List *pathkeys, List *keys,
+				int workers, const RadikPlannedGroups *groups)
+{
+	CustomPath *path = makeNode(CustomPath);
+	List	   *key_private = NIL;
+	List	   *group_private = NIL;
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		RadikPlannedKey *key = lfirst(lc);
+
+		key_private = lappend(key_private,
+							  lappend(list_make5(key->expr,
+												 makeInteger(key->type),
+												 makeInteger(key->sort_operator),
+												 makeInteger(key->descending),
+												 makeInteger(key->nulls_first)),
+									  makeInteger(key->collation)));
+	}
+	if (groups != NULL)
+		group_private = list_make5(groups->exprs, groups->equality_operators,
+								   groups->collations, groups->k,
+								   list_make3_int(groups->selecting_key, groups->k_exclusive,
+												  groups->cut));
+
+	path->path.pathtype = T_CustomScan;
+	path->path.parent = scan_rel;
+	path->path.pathtarget = target;
+	path->path.param_info = NULL;
+	/*
+	 * Never under a Gather: the node runs in the backend running the query, and starts its own
+	 * workers to read the table (radik_parallel.c).
+	 */
+	path->path.parallel_aware = false;
+	path->path.parallel_safe = false;
+	path->path.parallel_workers = 0;
+	path->path.pathkeys = pathkeys;
+	/* The selected rows stay in memory: the node can return them backward too (cursors). */
+	path->flags = CUSTOMPATH_SUPPORT_PROJECTION | CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+	path->custom_paths = NIL;
+	path->custom_private = list_make3(key_private, makeInteger(workers), group_private);
+	path->methods = &radik_path_methods;
+	return path;
+}
+
 /*
  * A path of radik's node reading the table scan_rel and yielding its best rows in the query's
  * order with the given target, for the ordered relation or, when scan_rel is a member of an
@@ -654,51 +689,24 @@ make_topk_path(PlannerInfo *root, RelOptInfo *scan_rel, PathTarget *target,
 	CustomPath *path;
 	List	   *keys;
 	List	   *quals;
-	List	   *key_private = NIL;
+	List	   *key_exprs = NIL;
 	int			workers;
 	ListCell   *lc;
 
 	keys = supported_sort_keys(root, scan_rel);
 	if (keys == NIL)
 		return NULL;
-	quals = table_quals(scan_rel);
+	quals = radik_table_quals(scan_rel);
 	/* Rows tied on the first key may be gathered by a second read of the table. */
-	if ((radik_keys_sort_candidates(list_length(keys), ((PlannedSortKey *) linitial(keys))->type) ||
+	if ((radik_keys_sort_candidates(list_length(keys), ((RadikPlannedKey *) linitial(keys))->type) ||
 		 root->parse->limitOption == LIMIT_OPTION_WITH_TIES) &&
 		contain_volatile_functions((Node *) quals))
 		return NULL;
-	workers = plan_parallel_workers(root, scan_rel, quals, keys);
-
+	/* every key: the workers compute the later ones too, for their errors (radik_scan.c) */
 	foreach(lc, keys)
-	{
-		PlannedSortKey *key = lfirst(lc);
-
-		key_private = lappend(key_private,
-							  list_make5(key->expr,
-										 makeInteger(key->type),
-										 makeInteger(key->sort_operator),
-										 makeInteger(key->descending),
-										 makeInteger(key->nulls_first)));
-	}
-
-	path = makeNode(CustomPath);
-	path->path.pathtype = T_CustomScan;
-	path->path.parent = scan_rel;
-	path->path.pathtarget = target;
-	path->path.param_info = NULL;
-	/*
-	 * Never under a Gather: the node runs in the backend running the query, and starts its own
-	 * workers to read the table (radik_parallel.c).
-	 */
-	path->path.parallel_aware = false;
-	path->path.parallel_safe = false;
-	path->path.parallel_workers = 0;
-	path->path.pathkeys = root->sort_pathkeys;
-	/* The selected rows stay in memory: the node can return them backward too (cursors). */
-	path->flags = CUSTOMPATH_SUPPORT_PROJECTION | CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
-	path->custom_paths = NIL;
-	path->custom_private = list_make2(key_private, makeInteger(workers));
-	path->methods = &radik_path_methods;
+		key_exprs = lappend(key_exprs, ((RadikPlannedKey *) lfirst(lc))->expr);
+	workers = radik_plan_workers(root, scan_rel, quals, key_exprs);
+	path = radik_make_path(scan_rel, target, root->sort_pathkeys, keys, workers, NULL);
 	cost_topk_path(root, scan_rel, path, quals, keys, target, workers, gpu_startup_share);
 	return path;
 }
@@ -726,8 +734,8 @@ planning_minmax_subquery(PlannerInfo *root)
  * the index that reads one row for them (planagg.c builds their "ORDER BY x LIMIT 1" over the
  * members of a partitioned table).
  */
-static void
-add_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *path)
+void
+radik_add_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *path)
 {
 	if (radik_force && !planning_minmax_subquery(root))
 	{
@@ -749,11 +757,11 @@ add_ordered_topk_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *orde
 	CustomPath *path;
 
 	if (target == NULL || !query_shape_supported(root) ||
-		input_rel->reloptkind != RELOPT_BASEREL || !table_readable(root, input_rel))
+		input_rel->reloptkind != RELOPT_BASEREL || !radik_table_readable(root, input_rel))
 		return;
 	path = make_topk_path(root, input_rel, target, 1.0);
 	if (path != NULL)
-		add_topk_path(root, ordered_rel, path);
+		radik_add_path(root, ordered_rel, path);
 }
 
 /*
@@ -793,7 +801,7 @@ add_member_topk_path(PlannerInfo *root, RelOptInfo *member_rel)
 
 	if (member_rel->reloptkind != RELOPT_OTHER_MEMBER_REL ||
 		!bms_equal(member_rel->top_parent_relids, root->all_baserels) ||
-		!query_shape_supported(root) || !table_readable(root, member_rel))
+		!query_shape_supported(root) || !radik_table_readable(root, member_rel))
 		return;
 	/* The planner orders the members' rows by the query's pathkeys: they must be the sort's. */
 	if (compare_pathkeys(root->query_pathkeys, root->sort_pathkeys) != PATHKEYS_EQUAL)
@@ -803,7 +811,7 @@ add_member_topk_path(PlannerInfo *root, RelOptInfo *member_rel)
 						  radik_gpu_startup_pending() ?
 						  1.0 / count_readable_members(root, member_rel) : 1.0);
 	if (path != NULL)
-		add_topk_path(root, member_rel, path);
+		radik_add_path(root, member_rel, path);
 }
 
 static void
@@ -813,8 +821,14 @@ radik_create_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo 
 	if (prev_create_upper_paths_hook)
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 
-	if (stage == UPPERREL_ORDERED && radik_enabled)
+	if (!radik_enabled)
+		return;
+	if (stage == UPPERREL_ORDERED)
 		add_ordered_topk_path(root, input_rel, output_rel);
+	else if (stage == UPPERREL_WINDOW)
+		radik_add_window_path(root, input_rel, output_rel);
+	else if (stage == UPPERREL_DISTINCT)
+		radik_add_distinct_path(root, input_rel, output_rel);
 }
 
 static void
@@ -843,6 +857,7 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *key_private = list_nth(best_path->custom_private, PATH_PRIVATE_KEYS);
 	int			workers = intVal(list_nth(best_path->custom_private, PATH_PRIVATE_WORKERS));
+	List	   *group_private = list_nth(best_path->custom_private, PATH_PRIVATE_GROUPS);
 	bool		with_ties = parse->limitOption == LIMIT_OPTION_WITH_TIES;
 	Node	   *limit_count;
 	Node	   *limit_offset;
@@ -851,15 +866,31 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 	List	   *operators = NIL;
 	List	   *descending = NIL;
 	List	   *nulls_first = NIL;
+	List	   *collations = NIL;
+	List	   *groups = NIL;
+	List	   *group_exprs = NIL;
 	ListCell   *lc;
 
 	Assert(custom_plans == NIL);
 
-	limit_count = parse->limitCount != NULL ? copyObject(parse->limitCount) :
-		(Node *) makeNullConst(INT8OID, -1, InvalidOid);
-	limit_offset = parse->limitOffset != NULL ? copyObject(parse->limitOffset) :
-		(Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0), false,
-						   FLOAT8PASSBYVAL);
+	limit_offset = (Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0),
+									  false, FLOAT8PASSBYVAL);
+	if (group_private != NIL)
+	{
+		/* a grouped path: its count is the rows each group keeps, with no offset */
+		limit_count = copyObject(list_nth(group_private, 3));
+		group_exprs = copyObject(linitial(group_private));
+		groups = list_make3(lsecond(group_private), lthird(group_private),
+							list_nth(group_private, 4));
+		with_ties = false;
+	}
+	else
+	{
+		limit_count = parse->limitCount != NULL ? copyObject(parse->limitCount) :
+			(Node *) makeNullConst(INT8OID, -1, InvalidOid);
+		if (parse->limitOffset != NULL)
+			limit_offset = copyObject(parse->limitOffset);
+	}
 
 	foreach(lc, key_private)
 	{
@@ -870,6 +901,7 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 		operators = lappend_oid(operators, (Oid) intVal(lthird(fields)));
 		descending = lappend_int(descending, intVal(lfourth(fields)));
 		nulls_first = lappend_int(nulls_first, intVal(list_nth(fields, 4)));
+		collations = lappend_oid(collations, (Oid) intVal(list_nth(fields, 5)));
 	}
 
 	cscan->scan.plan.targetlist = tlist;
@@ -877,9 +909,11 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 	cscan->scan.scanrelid = rel->relid;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = NIL;
-	cscan->custom_exprs = list_concat(list_make2(limit_count, limit_offset), key_exprs);
-	cscan->custom_private = list_make5(types, operators, descending, nulls_first,
-									   list_make2_int(workers, with_ties));
+	cscan->custom_exprs = list_concat(list_concat(list_make2(limit_count, limit_offset), key_exprs),
+									  group_exprs);
+	cscan->custom_private = list_make5(types, operators, descending, nulls_first, collations);
+	cscan->custom_private = lappend(cscan->custom_private, list_make2_int(workers, with_ties));
+	cscan->custom_private = lappend(cscan->custom_private, groups);
 
 	/* The executor enters parallel mode for the query, as it does for a Gather. */
 	if (workers > 0)

@@ -2,7 +2,7 @@
  * radik_scan.c
  *	  The executor side of the RadiK Top-K custom scan: run the selection when the first row is
  *	  asked for, then return the selected rows in order, carried by the scan or fetched by TID,
- *	  and projected; rescan; EXPLAIN.
+ *	  and projected; rescan.  Its EXPLAIN output is radik_scan_explain.c's.
  *
  * The node is lazy: nothing is read at executor start.  On the first call it evaluates its LIMIT
  * and OFFSET expressions (as the Limit node above it does, in the same order and with the same
@@ -58,10 +58,6 @@
 #include "access/tableam.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
-#include "commands/explain.h"
-#if PG_VERSION_NUM >= 180000
-#include "commands/explain_format.h"
-#endif
 #include "common/int.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -74,71 +70,21 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-#include "utils/ruleutils.h"
 #include "utils/tuplesort.h"
 
 #include "radik.h"
 #include "radik_datum_keys.h"
 #include "radik_fetch.h"
-#include "radik_native_qual.h"
 #include "radik_scan.h"
+#include "radik_scan_state.h"
 #include "radik_select.h"
 
-typedef struct RadikScanState
-{
-	CustomScanState css;
-
-	List	   *row_quals;		/* what runs on every row while selecting (selection_quals) */
-	ExprState  *qual;			/* row_quals compiled */
-	ExprState  *limit_count;
-	ExprState  *limit_offset;
-	int			nkeys;
-	RadikSortKey *keys;			/* one per sort key; keys[0] drives the selection */
-	Oid		   *sort_operators;
-	Oid		   *collations;
-	bool	   *nulls_first;
-	RadikParallelPlan parallel; /* workers planned, and what they need */
-	bool		with_ties;		/* FETCH FIRST ... WITH TIES: return the rows tied at the cut */
-	bool		sort_candidates;	/* the selection's rows are sorted by all keys here */
-
-	MemoryContext selection_context;	/* the selected TIDs; reset on rescan */
-	bool		selected;		/* has this scan's selection run? */
-	ItemPointerData *tids;		/* the rows to return, in order */
-	RadikCarriedRow **carried;	/* each row's copy carried by the scan, or NULL; may be NULL */
-	int64		ntids;
-	int64		next;			/* index of the next row forward; see radik_scan_next */
-
-	/*
-	 * With one sort key that is a plain column, and a target list that reads no other column,
-	 * rows are made from their selected keys instead of fetched (see fetch_batch).
-	 */
-	bool		output_from_keys;
-	uint64	   *selected_keys;	/* the selection's keys, parallel to tids */
-	int64		null_keys_begin;
-	int64		null_keys_end;
-	Datum	   *row_values;		/* a row of the table with only the key column set */
-	bool	   *row_isnull;
-	HeapTuple	key_row_template;	/* such a row formed once, for a by-value key (or NULL) */
-
-	/* The batch of fetched rows: tids[batch_start .. batch_end) as heap tuple copies. */
-	MemoryContext batch_context;
-	HeapTuple  *batch_tuples;
-	int64		batch_start;
-	int64		batch_end;
-	int64		batch_rows;		/* rows per batch, sized by work_mem */
-
-	/* Totals over every selection of this node, for EXPLAIN ANALYZE. */
-	int64		selections;
-	RadikSelectStats totals;
-	int64		rows_carried;	/* rows to return that the scan carried whole */
-} RadikScanState;
 
 static Node *radik_scan_create_state(CustomScan *cscan);
 static void radik_scan_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *radik_scan_exec(CustomScanState *node);
 static void radik_scan_end(CustomScanState *node);
 static void radik_scan_rescan(CustomScanState *node);
-static void radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
 /* The plan node's methods: registered by name so that plans can be copied and serialized. */
 const CustomScanMethods radik_scan_methods = {
@@ -245,21 +191,21 @@ computed_for_errors(Expr *expr)
 
 /*
  * The clauses run on every row while selecting, in the plan's order: the table's quals, then,
- * when a sort key after the first is an expression, one clause per sort key computed from an
- * expression (computed_for_errors), in the order of the keys.  PostgreSQL computes every sort
- * key of every row that passes the quals before it sorts, so a key that fails on some row fails
- * its query; the node needs the later keys only for the rows tied on the first key, but computes
- * them for every row too, so that such a query raises the same error.  (A first key that is the
- * only expression is computed for every row anyway.)
+ * when a sort key other than the one selected by (keys[selecting]) is an expression, one clause
+ * per sort key computed from an expression (computed_for_errors), in the order of the keys.
+ * PostgreSQL computes every sort key of every row that passes the quals before it sorts, so a
+ * key that fails on some row fails its query; the node needs the other keys only for the rows
+ * tied on the selected key, but computes them for every row too, so that such a query raises the
+ * same error.  (A selected key that is the only expression is computed for every row anyway.)
  */
 static List *
-selection_quals(CustomScan *cscan, const RadikSortKey *keys, int nkeys)
+selection_quals(CustomScan *cscan, const RadikSortKey *keys, int nkeys, int selecting)
 {
 	List	   *quals = list_copy(cscan->scan.plan.qual);
 	bool		later_expression = false;
 
-	for (int i = 1; i < nkeys; i++)
-		later_expression |= keys[i].attnum <= 0;
+	for (int i = 0; i < nkeys; i++)
+		later_expression |= i != selecting && keys[i].attnum <= 0;
 	if (!later_expression)
 		return quals;
 	for (int i = 0; i < nkeys; i++)
@@ -272,6 +218,33 @@ selection_quals(CustomScan *cscan, const RadikSortKey *keys, int nkeys)
 	return quals;
 }
 
+/*
+ * A grouped node's groups (radik_scan.h's layout): the group keys, what equals them, and which
+ * sort key each group keeps its best rows of.
+ */
+static void
+begin_grouped(RadikScanState *state, CustomScan *cscan, List *groups)
+{
+	List	   *operators = linitial(groups);
+	List	   *collations = lsecond(groups);
+	List	   *options = lthird(groups);
+	int			nkeys = list_length(operators);
+
+	state->grouped = true;
+	state->selecting = list_nth_int(options, RADIK_GROUP_SELECTING_KEY);
+	state->k_exclusive = list_nth_int(options, RADIK_GROUP_K_EXCLUSIVE) != 0;
+	state->groups.cut = (RadikGroupCut) list_nth_int(options, RADIK_GROUP_CUT);
+	state->groups.exprs = list_copy_tail(cscan->custom_exprs,
+										 RADIK_EXPR_FIRST_KEY + state->nkeys);
+	state->groups.equality_operators = palloc(nkeys * sizeof(Oid));
+	state->groups.collations = palloc(nkeys * sizeof(Oid));
+	for (int i = 0; i < nkeys; i++)
+	{
+		state->groups.equality_operators[i] = list_nth_oid(operators, i);
+		state->groups.collations[i] = list_nth_oid(collations, i);
+	}
+}
+
 static void
 radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -282,6 +255,8 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	List	   *operators = list_nth(cscan->custom_private, RADIK_PRIVATE_SORT_OPERATORS);
 	List	   *descending = list_nth(cscan->custom_private, RADIK_PRIVATE_DESCENDING);
 	List	   *nulls_first = list_nth(cscan->custom_private, RADIK_PRIVATE_NULLS_FIRST);
+	List	   *collations = list_nth(cscan->custom_private, RADIK_PRIVATE_COLLATIONS);
+	List	   *groups = list_nth(cscan->custom_private, RADIK_PRIVATE_GROUPS);
 
 	/* The fetches read heap pages directly; the planner offers radik for heap tables only. */
 	if (rel == NULL || rel->rd_rel->relam != HEAP_TABLE_AM_OID)
@@ -322,14 +297,20 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 		else
 			key->expr = ExecInitExpr(expr, &node->ss.ps);
 		state->sort_operators[i] = list_nth_oid(operators, i);
-		state->collations[i] = InvalidOid;	/* the supported types are not collatable */
+		state->collations[i] = list_nth_oid(collations, i);
 		state->nulls_first[i] = key->nulls_first;
 	}
-	state->row_quals = selection_quals(cscan, state->keys, state->nkeys);
+	if (groups != NIL)
+		begin_grouped(state, cscan, groups);
+	state->row_quals = selection_quals(cscan, state->keys, state->nkeys, state->selecting);
 	state->qual = ExecInitQual(state->row_quals, &node->ss.ps);
 
-	/* Several keys, or a first key the engine only summarizes (numeric): candidates are sorted. */
-	state->sort_candidates = radik_keys_sort_candidates(state->nkeys, state->keys[0].type);
+	/*
+	 * Several keys, or a first key the engine only summarizes (numeric): candidates are sorted;
+	 * so are a grouped node's rows, by all keys.
+	 */
+	state->sort_candidates = state->grouped ||
+		radik_keys_sort_candidates(state->nkeys, state->keys[0].type);
 	if (!state->sort_candidates && state->keys[0].attnum > 0 &&
 		target_reads_only_column(cscan, state->keys[0].attnum))
 	{
@@ -357,7 +338,8 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	state->with_ties = list_nth_int(list_nth(cscan->custom_private, RADIK_PRIVATE_OPTIONS),
 									RADIK_OPTION_WITH_TIES) != 0;
 	state->parallel.quals = state->row_quals;
-	state->parallel.key_expr = list_nth(cscan->custom_exprs, RADIK_EXPR_FIRST_KEY);
+	state->parallel.key_expr = list_nth(cscan->custom_exprs,
+										RADIK_EXPR_FIRST_KEY + state->selecting);
 	state->parallel.params = estate->es_param_list_info;
 
 	state->selection_context = AllocSetContextCreate(estate->es_query_cxt,
@@ -369,6 +351,37 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	state->batch_rows = (int64) radik_fetch_batch_rows(rel->rd_rel->relpages,
 													   rel->rd_rel->reltuples);
 	strlcpy(state->totals.device, "none", sizeof(state->totals.device));
+}
+
+/*
+ * The rows (or distinct keys) each group keeps: the run condition's bound, an integer of any
+ * width, less one when it excludes itself; none for a NULL or a count below one.
+ */
+static int64
+group_count(RadikScanState *state)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	bool		isnull;
+	Datum		value = ExecEvalExprSwitchContext(state->limit_count, econtext, &isnull);
+	int64		count;
+
+	if (isnull)
+		return 0;
+	switch (exprType((Node *) state->limit_count->expr))
+	{
+		case INT2OID:
+			count = DatumGetInt16(value);
+			break;
+		case INT4OID:
+			count = DatumGetInt32(value);
+			break;
+		default:
+			count = DatumGetInt64(value);
+			break;
+	}
+	if (state->k_exclusive && count > PG_INT64_MIN)
+		count--;
+	return Max(count, 0);
 }
 
 /*
@@ -385,6 +398,8 @@ rows_wanted(RadikScanState *state)
 	int64		count;
 	int64		wanted;
 
+	if (state->grouped)
+		return group_count(state);
 	value = ExecEvalExprSwitchContext(state->limit_offset, econtext, &isnull);
 	if (!isnull)
 	{
@@ -586,7 +601,15 @@ run_selection(RadikScanState *state)
 	selection.parallel = estate->es_use_parallel_mode ? &state->parallel : NULL;
 	/* Rows made from their keys need no copy; others are carried within work_mem. */
 	selection.carry_bytes = state->output_from_keys ? 0 : (Size) work_mem * 1024;
-	radik_select_rows(&selection, &result);
+	if (state->grouped)
+	{
+		selection.key = &state->keys[state->selecting];
+		state->groups.k = wanted;
+		radik_select_groups(&selection, &state->groups, &ss->ps, &result);
+		wanted = -1;			/* every row the groups kept, sorted */
+	}
+	else
+		radik_select_rows(&selection, &result);
 	state->tids = result.tids;
 	state->carried = result.carried;
 	state->ntids = result.ntids;
@@ -787,129 +810,4 @@ radik_scan_rescan(CustomScanState *node)
 	MemoryContextReset(state->batch_context);
 	MemoryContextReset(state->selection_context);
 	ExecScanReScan(&node->ss);
-}
-
-/* A sort key as EXPLAIN prints a Sort node's (show_sortorder_options). */
-static char *
-deparse_sort_key(RadikScanState *state, int i, List *context, bool useprefix)
-{
-	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
-	Node	   *expr = list_nth(cscan->custom_exprs, RADIK_EXPR_FIRST_KEY + i);
-	RadikSortKey *key = &state->keys[i];
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, deparse_expression(expr, context, useprefix, true));
-	if (key->descending)
-		appendStringInfoString(&buf, " DESC");
-	if (key->nulls_first && !key->descending)
-		appendStringInfoString(&buf, " NULLS FIRST");
-	else if (!key->nulls_first && key->descending)
-		appendStringInfoString(&buf, " NULLS LAST");
-	return buf.data;
-}
-
-/* A LIMIT or OFFSET expression: a bigint constant as a plain number, else deparsed. */
-static char *
-deparse_limit_expression(Node *expr, List *context, bool useprefix)
-{
-	if (IsA(expr, Const) && ((Const *) expr)->consttype == INT8OID &&
-		!((Const *) expr)->constisnull)
-		return psprintf(INT64_FORMAT, DatumGetInt64(((Const *) expr)->constvalue));
-	return deparse_expression(expr, context, useprefix, false);
-}
-
-/* The rows selected, count + offset: a number when both are constants, else the expressions. */
-static char *
-deparse_rows_wanted(CustomScan *cscan, List *context, bool useprefix)
-{
-	Node	   *count = list_nth(cscan->custom_exprs, RADIK_EXPR_LIMIT_COUNT);
-	Node	   *offset = list_nth(cscan->custom_exprs, RADIK_EXPR_LIMIT_OFFSET);
-
-	if (IsA(count, Const) && ((Const *) count)->constisnull)
-		return pstrdup("all");
-	if (IsA(count, Const) && IsA(offset, Const))
-	{
-		int64		sum = DatumGetInt64(((Const *) count)->constvalue);
-		int64		offset_value = ((Const *) offset)->constisnull ? 0 :
-			DatumGetInt64(((Const *) offset)->constvalue);
-
-		if (pg_add_s64_overflow(sum, offset_value, &sum))
-			return pstrdup("all");
-		return psprintf(INT64_FORMAT, sum);
-	}
-	/* OFFSET NULL, like OFFSET 0, adds nothing */
-	if (IsA(offset, Const) && (((Const *) offset)->constisnull ||
-							   DatumGetInt64(((Const *) offset)->constvalue) == 0))
-		return deparse_limit_expression(count, context, useprefix);
-	return psprintf("%s + %s",
-					deparse_limit_expression(count, context, useprefix),
-					deparse_limit_expression(offset, context, useprefix));
-}
-
-/*
- * EXPLAIN: the sort keys and k always; under ANALYZE the rows scanned, and the device, the keys
- * sent and the times only when costs are shown (and times only with TIMING), because those
- * differ between a GPU host and a CPU-only one while regression tests compare EXPLAIN (COSTS
- * OFF) output across both.
- */
-static void
-radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
-{
-	RadikScanState *state = (RadikScanState *) node;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *context;
-	bool		useprefix;
-	List	   *sort_keys = NIL;
-
-	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
-	useprefix = list_length(es->rtable) > 1 || es->verbose;
-
-	for (int i = 0; i < state->nkeys; i++)
-		sort_keys = lappend(sort_keys, deparse_sort_key(state, i, context, useprefix));
-	ExplainPropertyList("Sort Key", sort_keys, es);
-	ExplainPropertyText("Top K", state->with_ties ?
-						psprintf("%s with ties", deparse_rows_wanted(cscan, context, useprefix)) :
-						deparse_rows_wanted(cscan, context, useprefix), es);
-	/* Whether the quals run on raw column values (radik_native_qual.c), for those who ask. */
-	if (es->verbose && state->row_quals != NIL)
-		ExplainPropertyBool("Native Quals",
-							radik_native_qual_compile(state->row_quals,
-													  node->ss.ss_currentRelation) != NULL, es);
-	if (state->parallel.nworkers > 0)
-	{
-		ExplainPropertyInteger("Workers Planned", NULL, state->parallel.nworkers, es);
-		if (es->analyze && state->selections > 0)
-			ExplainPropertyInteger("Workers Launched", NULL, state->totals.workers_launched, es);
-	}
-
-	if (es->analyze && state->selections > 0)
-	{
-		if (es->costs)
-			ExplainPropertyText("Device", state->totals.device, es);
-		/* Selections the GPU could not hold, run on the CPU instead (radik.device = auto). */
-		if (es->costs && state->totals.gpu_fallbacks > 0)
-			ExplainPropertyInteger("GPU Fallbacks", NULL, state->totals.gpu_fallbacks, es);
-		ExplainPropertyInteger("Rows Scanned", NULL,
-							   state->totals.rows_scanned + state->totals.rows_rescanned, es);
-		if (es->costs)
-			ExplainPropertyInteger("Rows Sent", NULL, state->totals.rows_sent, es);
-		/* Rows of the answer the scan carried whole, when rows are not made from keys. */
-		if (es->costs && !state->output_from_keys)
-			ExplainPropertyInteger("Rows Carried", NULL, state->rows_carried, es);
-		/* A sample's outcome varies from run to run, like the rows sent. */
-		if (es->costs && state->totals.seed_pages > 0)
-		{
-			ExplainPropertyInteger("Seed Pages Sampled", NULL, state->totals.seed_pages, es);
-			ExplainPropertyInteger("Seed Thresholds Used", NULL, state->totals.seed_thresholds,
-								   es);
-			ExplainPropertyInteger("Seed Thresholds Missed", NULL, state->totals.seed_misses, es);
-		}
-		if (es->costs && es->timing)
-		{
-			ExplainPropertyFloat("Scan Time", "ms", state->totals.scan_ms, 3, es);
-			ExplainPropertyFloat("Copy Time", "ms", state->totals.copy_ms, 3, es);
-			ExplainPropertyFloat("Select Time", "ms", state->totals.select_ms, 3, es);
-		}
-	}
 }

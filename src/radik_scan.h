@@ -7,12 +7,17 @@
  * own lists: expressions in custom_exprs (so that setrefs.c adjusts their Vars and Params like
  * any scan's), and plain numbers in custom_private as OID and integer lists.
  *
- * custom_exprs: the LIMIT count (a NULL constant when there is none), the OFFSET (0 when there is
- * none), then one expression per sort key, over the scanned table's columns.
- * custom_private: four lists with one entry per sort key: the key's type (OID list), its btree
- * sort operator (OID list), descending (integer list, 0 or 1), NULLs first (integer list); then
- * a list of two integers: the parallel workers planned to extract keys (0: none), and whether
- * the query asks for FETCH FIRST ... WITH TIES (1) or not (0).
+ * custom_exprs: the LIMIT count (a NULL constant when there is none; for a grouped node, the rows
+ * each group keeps), the OFFSET (0 when there is none), then one expression per sort key, then
+ * a grouped node's group keys, over the scanned table's columns.
+ * custom_private: five lists with one entry per sort key: the key's type (OID list), its btree
+ * sort operator (OID list), descending (integer list, 0 or 1), NULLs first (integer list), its
+ * collation (OID list); then a list of two integers: the parallel workers planned to extract keys
+ * (0: none), and whether the query asks for FETCH FIRST ... WITH TIES (1) or not (0); then, for
+ * a grouped node (the best rows of each group: radik_group_paths.c), a list of the group keys'
+ * equality operators (OID list), their collations (OID list), and three integers: the sort key
+ * each group keeps its best of, whether the count is exclusive (the query said "< k"), and the
+ * cut (RadikGroupCut); NIL for the plain selection.
  * The node's quals are the table's WHERE clauses; scanrelid is the table.
  */
 #ifndef RADIK_SCAN_H
@@ -34,11 +39,18 @@
 #define RADIK_PRIVATE_SORT_OPERATORS	1
 #define RADIK_PRIVATE_DESCENDING		2
 #define RADIK_PRIVATE_NULLS_FIRST		3
-#define RADIK_PRIVATE_OPTIONS			4
+#define RADIK_PRIVATE_COLLATIONS		4
+#define RADIK_PRIVATE_OPTIONS			5
+#define RADIK_PRIVATE_GROUPS			6
 
 /* Positions in the custom_private list at RADIK_PRIVATE_OPTIONS. */
 #define RADIK_OPTION_WORKERS	0
 #define RADIK_OPTION_WITH_TIES	1
+
+/* Positions in the list of integers in the list at RADIK_PRIVATE_GROUPS. */
+#define RADIK_GROUP_SELECTING_KEY	0
+#define RADIK_GROUP_K_EXCLUSIVE		1
+#define RADIK_GROUP_CUT				2
 
 extern const CustomScanMethods radik_scan_methods;
 

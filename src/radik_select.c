@@ -33,16 +33,6 @@
 #include "radik_feed.h"
 #include "radik_select.h"
 
-static double
-elapsed_ms(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_MILLISEC(now);
-}
-
 /*
  * Where the answer is cut, k rows into the order "the rows whose key is NULL first or last, the
  * engine's rows in key order" (k < 0: nowhere): how many NULL rows (*take_nulls) and how many of
@@ -197,7 +187,7 @@ radik_select_rows(const RadikSelection *selection, RadikSelectResult *result)
 	/* The engine's answer: its best rows, sorted by key; then where it is cut (choose_cut). */
 	INSTR_TIME_SET_CURRENT(step);
 	engine_keys = radik_feed_result(&feed, engine_count, &engine_ids);
-	result->stats.select_ms += elapsed_ms(step);
+	result->stats.select_ms += radik_elapsed_ms(step);
 	cut_group = choose_cut(k, ties, key->nulls_first, feed.nulls.count, engine_keys,
 						   (int64) engine_count, &take_nulls, &take_engine, &tie_key);
 	if (cut_group && feed.kept_all)
@@ -235,7 +225,7 @@ radik_select_rows(const RadikSelection *selection, RadikSelectResult *result)
 		engine_count = radik_feed_select(&feed, row_bound, 0, &tie_stats);
 		INSTR_TIME_SET_CURRENT(step);
 		engine_keys = radik_feed_result(&feed, engine_count, &engine_ids);
-		tie_stats.select_ms += elapsed_ms(step);
+		tie_stats.select_ms += radik_elapsed_ms(step);
 		take_nulls = key->nulls_first ? feed.nulls.count : 0;
 		take_engine = (int64) engine_count;
 		result->stats.rows_rescanned += tie_stats.rows_scanned;
@@ -245,7 +235,7 @@ radik_select_rows(const RadikSelection *selection, RadikSelectResult *result)
 	}
 	result->stats.rows_sent = feed.rows_sent;
 	result->stats.copy_ms = feed.copy_ms;
-	result->stats.scan_ms = elapsed_ms(start) - feed.copy_ms - result->stats.select_ms;
+	result->stats.scan_ms = radik_elapsed_ms(start) - feed.copy_ms - result->stats.select_ms;
 
 	result->ntids = take_nulls + take_engine;
 	result->tids = MemoryContextAllocHuge(caller_context,

@@ -80,4 +80,12 @@ typedef struct RadikSelection
  */
 extern void radik_select_rows(const RadikSelection *selection, RadikSelectResult *result);
 
+/*
+ * Select the best rows of each group instead (radik_group_select.c): per group of groups, the
+ * rows before the cut at groups->k by selection->key (selection->k, ties and carry_bytes are not
+ * used); the row ids in no order.  Group key expressions are compiled for parent.
+ */
+extern void radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
+								PlanState *parent, RadikSelectResult *result);
+
 #endif							/* RADIK_SELECT_H */

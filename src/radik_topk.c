@@ -92,6 +92,7 @@ PG_FUNCTION_INFO_V1(radik_topk_support);
 #define ARG_SMALLEST	3
 #define ARG_NULLS		4
 #define NUM_ARGS		5
+#define ARG_GROUP_BY	5		/* the row form only */
 
 /* Where rows with a NULL key go (the nulls argument). */
 typedef enum NullsPlacement
@@ -124,6 +125,7 @@ typedef struct TopkRequest
 	int64		k;
 	bool		smallest;
 	NullsPlacement nulls;
+	AttrNumber	group_attnum;	/* the row form's group_by column, or InvalidAttrNumber */
 } TopkRequest;
 
 static NullsPlacement parse_nulls_placement(text *nulls);
@@ -133,9 +135,11 @@ static void resolve_key_column(TopkRequest *req, const char *colname);
 static RowsPlace rows_place(Relation rel);
 static void refuse_row_ids(Relation rel, RowsPlace place);
 static void select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req);
+static void resolve_group_column(TopkRequest *req, const char *colname);
 static List *row_security_quals(Relation rel, bool *has_sublinks);
 static RadikSelectResult *run_selection(TopkRequest *req, List *security_quals);
-static void topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows);
+static void topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows,
+						const char *group_by);
 
 /*
  * radik_topk(tbl regclass, col name, k bigint, smallest bool, nulls text)
@@ -145,7 +149,7 @@ static void topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows);
 Datum
 radik_topk_tids(PG_FUNCTION_ARGS)
 {
-	topk_common(fcinfo, PG_GETARG_OID(ARG_TABLE), false);
+	topk_common(fcinfo, PG_GETARG_OID(ARG_TABLE), false, NULL);
 	return (Datum) 0;
 }
 
@@ -160,7 +164,7 @@ radik_topk_tids_by_name(PG_FUNCTION_ARGS)
 	Oid			relid = DatumGetObjectId(DirectFunctionCall1(regclassin,
 															 CStringGetDatum(name)));
 
-	topk_common(fcinfo, relid, false);
+	topk_common(fcinfo, relid, false, NULL);
 	return (Datum) 0;
 }
 
@@ -195,7 +199,7 @@ radik_topk_rows(PG_FUNCTION_ARGS)
 				 errhint("Pass a typed NULL of a table's row type, as in radik_topk(NULL::events, 'score', 10).")));
 
 	/* Not STRICT (its first argument is normally NULL): behave as if the rest were. */
-	for (int i = ARG_COLUMN; i < NUM_ARGS; i++)
+	for (int i = ARG_COLUMN; i < NUM_ARGS; i++)		/* a NULL group_by: no groups */
 	{
 		if (PG_ARGISNULL(i))
 		{
@@ -204,7 +208,9 @@ radik_topk_rows(PG_FUNCTION_ARGS)
 		}
 	}
 
-	topk_common(fcinfo, relid, true);
+	topk_common(fcinfo, relid, true,
+				PG_NARGS() > ARG_GROUP_BY && !PG_ARGISNULL(ARG_GROUP_BY) ?
+				NameStr(*PG_GETARG_NAME(ARG_GROUP_BY)) : NULL);
 	return (Datum) 0;
 }
 
@@ -248,7 +254,7 @@ radik_topk_support(PG_FUNCTION_ARGS)
  * (materialize mode, so the table and the engine are done with before the first row goes out).
  */
 static void
-topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows)
+topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows, const char *group_by)
 {
 	TopkRequest req;
 	char	   *colname = NameStr(*PG_GETARG_NAME(ARG_COLUMN));
@@ -274,6 +280,16 @@ topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows)
 	resolve_key_column(&req, colname);
 	check_selectable(req.rel, req.attnum,
 					 whole_rows ? InvalidAttrNumber : SelfItemPointerAttributeNumber);
+
+	/* the best rows of each group: the equivalent window query, which radik's planner answers */
+	if (group_by != NULL)
+	{
+		resolve_group_column(&req, group_by);
+		if (req.k > 0)
+			select_by_query(rsinfo, &req);
+		table_close(req.rel, NoLock);
+		return;
+	}
 
 	/* rows radik cannot read in the table's heap: the equivalent query (see the file header) */
 	place = rows_place(req.rel);
@@ -453,6 +469,23 @@ resolve_key_column(TopkRequest *req, const char *colname)
 				 errhint("Use SELECT ... ORDER BY %s LIMIT ... for other types.", quote_identifier(colname))));
 }
 
+/* Find the group_by column by its name as given. */
+static void
+resolve_group_column(TopkRequest *req, const char *colname)
+{
+	req->group_attnum = get_attnum(RelationGetRelid(req->rel), colname);
+	if (req->group_attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						colname, RelationGetRelationName(req->rel)),
+				 errhint("The column name is matched exactly, without case folding or quotes.")));
+	if (req->group_attnum < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("radik_topk cannot group by system column \"%s\"", colname)));
+}
+
 /*
  * The privileges the equivalent SELECT needs, checked the way the executor checks a range
  * table entry (ExecCheckRTEPerms): SELECT on the table, or else on each column used: the key,
@@ -615,6 +648,58 @@ refuse_row_ids(Relation rel, RowsPlace place)
 												relname))));
 }
 
+static char *
+qualified_name(Relation rel)
+{
+	return quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+									  RelationGetRelationName(rel));
+}
+
+static const char *
+column_name(Relation rel, AttrNumber attnum)
+{
+	return quote_identifier(get_attname(RelationGetRelid(rel), attnum, false));
+}
+
+/* The key column's ORDER BY item: "col DESC NULLS LAST" and the like. */
+static char *
+order_by(TopkRequest *req)
+{
+	return psprintf("%s %s NULLS %s", column_name(req->rel, req->attnum),
+					req->smallest ? "ASC" : "DESC", req->nulls == NULLS_FIRST ? "FIRST" : "LAST");
+}
+
+/*
+ * The query for the best k rows of each group: the table's live columns, ranked by row_number()
+ * over the groups in a subquery and cut at $1, ordered by group and rank.  The rank's column
+ * name is chosen so that no column of the table has it.
+ */
+static void
+grouped_query(StringInfo sql, TopkRequest *req)
+{
+	Relation	rel = req->rel;
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData columns;
+	char	   *rank = pstrdup("radik_rank");
+	const char *group = column_name(rel, req->group_attnum);
+
+	for (int i = 2; get_attnum(RelationGetRelid(rel), rank) != InvalidAttrNumber; i++)
+		rank = psprintf("radik_rank_%d", i);
+	initStringInfo(&columns);
+	for (int att = 0; att < desc->natts; att++)
+	{
+		if (TupleDescAttr(desc, att)->attisdropped)
+			continue;
+		appendStringInfo(&columns, "%s%s", columns.len > 0 ? ", " : "",
+						 quote_identifier(NameStr(TupleDescAttr(desc, att)->attname)));
+	}
+	appendStringInfo(sql, "SELECT %s FROM (SELECT %s, row_number() OVER (PARTITION BY %s ORDER BY %s) AS %s FROM %s",
+					 columns.data, columns.data, group, order_by(req), rank, qualified_name(rel));
+	if (req->nulls == NULLS_EXCLUDE)
+		appendStringInfo(sql, " WHERE %s IS NOT NULL", column_name(rel, req->attnum));
+	appendStringInfo(sql, ") s WHERE %s <= $1 ORDER BY %s, %s", rank, group, rank);
+}
+
 /*
  * The row form by the equivalent query, for a table whose rows radik cannot read in its heap:
  * SELECT * FROM tbl [WHERE col IS NOT NULL] ORDER BY col ASC|DESC NULLS FIRST|LAST LIMIT k, run
@@ -636,16 +721,15 @@ select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req)
 	int			status;
 
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT * FROM %s",
-					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
-												RelationGetRelationName(rel)));
-	if (req->nulls == NULLS_EXCLUDE)
-		appendStringInfo(&sql, " WHERE %s IS NOT NULL",
-						 quote_identifier(get_attname(RelationGetRelid(rel), req->attnum, false)));
-	appendStringInfo(&sql, " ORDER BY %s %s NULLS %s LIMIT $1",
-					 quote_identifier(get_attname(RelationGetRelid(rel), req->attnum, false)),
-					 req->smallest ? "ASC" : "DESC",
-					 req->nulls == NULLS_FIRST ? "FIRST" : "LAST");
+	if (req->group_attnum != InvalidAttrNumber)
+		grouped_query(&sql, req);
+	else
+	{
+		appendStringInfo(&sql, "SELECT * FROM %s", qualified_name(rel));
+		if (req->nulls == NULLS_EXCLUDE)
+			appendStringInfo(&sql, " WHERE %s IS NOT NULL", column_name(rel, req->attnum));
+		appendStringInfo(&sql, " ORDER BY %s LIMIT $1", order_by(req));
+	}
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "radik_topk: SPI_connect failed");

@@ -33,11 +33,10 @@ SELECT g, s.id FROM generate_series(1, 3) g,
 -- EXPLAIN ANALYZE, with the lines that depend on the device or on time masked.
 SELECT radik_explain('SELECT id FROM radik_t WHERE grp = 1 ORDER BY f8 DESC LIMIT 10', true);
 
--- Declined: PostgreSQL's own plan, whatever radik.force says.
+-- Declined: PostgreSQL's own plan, whatever radik.force says (DISTINCT ON is radik_groups's).
 EXPLAIN (COSTS OFF) SELECT a.id FROM radik_t a JOIN radik_t b USING (id) ORDER BY a.f8 LIMIT 5;
 EXPLAIN (COSTS OFF) SELECT grp, max(f8) FROM radik_t GROUP BY grp ORDER BY grp LIMIT 2;
 EXPLAIN (COSTS OFF) SELECT DISTINCT few FROM radik_t ORDER BY few LIMIT 2;
-EXPLAIN (COSTS OFF) SELECT DISTINCT ON (few) few, id FROM radik_t ORDER BY few, id LIMIT 2;
 SELECT radik_plan_uses_radik('SELECT id, row_number() OVER (ORDER BY id) FROM radik_t ORDER BY f8 LIMIT 3')
 	AS window_function_uses_radik;
 EXPLAIN (COSTS OFF) SELECT id, generate_series(1, 2) FROM radik_t ORDER BY f8 LIMIT 3;

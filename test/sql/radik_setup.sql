@@ -63,6 +63,10 @@ BEGIN
 	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF' ||
 		CASE WHEN with_analyze THEN ', ANALYZE, BUFFERS OFF, TIMING OFF, SUMMARY OFF' ELSE '' END ||
 		') ' || stmt LOOP
+		-- PostgreSQL 18 shows a WindowAgg's window definition, and names it where older versions
+		-- print OVER (?)
+		CONTINUE WHEN line ~ '^\s*Window: ';
+		line := regexp_replace(line, 'OVER w\d+', 'OVER (?)', 'g');
 		IF with_analyze AND line ~* '(device|time|ms\M|copy|copying|selecting|scanning|sent)' THEN
 			line := regexp_replace(line, ':.*$', ': (masked)');
 		END IF;

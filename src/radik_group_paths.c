@@ -1,0 +1,478 @@
+/*
+ * radik_group_paths.c
+ *	  The planner side of "the best rows of each group": radik's node under a ranking window
+ *	  function's run condition and under DISTINCT ON.
+ *
+ * PostgreSQL answers "the top 3 rows per category" by sorting every row by (group, key) and
+ * numbering them in a WindowAgg, whose run condition (PostgreSQL 15 turns WHERE r <= 3 over a
+ * row_number(), rank() or dense_rank() into one) then drops the rows past the cut; DISTINCT ON
+ * sorts every row and keeps the first of each group.  Both need only each group's first rows in
+ * the sort order.  radik's node, in its grouped form, reads the table once, keeps the best rows
+ * of each group (radik_groups.c) and returns them sorted as the Sort would; the WindowAgg (or the
+ * Unique) above it then computes exactly what it computes over every row, because the rows kept
+ * are a prefix of each group: the ranks of those rows depend only on the rows before them.
+ *
+ * Where: at the window stage, when the query's only window is one WindowAgg over the table whose
+ * functions are all row_number(), rank() and dense_rank() and it has a run condition on one of
+ * them (the count, k, is a constant or a query parameter); at the distinct stage, for DISTINCT ON
+ * over the table with an ORDER BY that goes on after the DISTINCT ON expressions (k = 1).  The
+ * path copies PostgreSQL's own WindowAgg (or puts a Unique) over radik's node instead of the
+ * Sort.  radik declines where the reduction could change an answer or is not worth it: other
+ * window functions (count(*) OVER and the like see every row of a group), several windows,
+ * volatile or unsupported keys (the first sort key after the groups is radik's kind of key; the
+ * group keys need a hash function, as for hash aggregation), grouping and aggregates, and groups
+ * whose kept rows would pass the memory of a hash table (work_mem times hash_mem_multiplier) by
+ * the planner's estimate.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/stratnum.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_opfamily.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "executor/nodeHash.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/tlist.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/spccache.h"
+
+#include "radik_compat.h"
+#include "radik_datum_keys.h"
+#include "radik_groups.h"
+#include "radik_paths.h"
+#include "radik_settings.h"
+
+/* A kept row fetched and sorted, in units of cpu_tuple_cost (as radik_planner.c's fetches). */
+#define KEPT_ROW_CPU_TUPLE_COSTS 20.0
+
+/* A group's bookkeeping in memory, and a kept row's (radik_groups.c), for the memory check. */
+#define GROUP_BYTES 160.0
+#define KEPT_ROW_BYTES 32.0
+
+/* Is expr made of scan_rel's own columns alone, and safe to compute for every row? */
+static bool
+expr_of_table(Expr *expr, RelOptInfo *scan_rel)
+{
+	Relids		relids = pull_varnos(NULL, (Node *) expr);
+
+	return bms_is_subset(relids, scan_rel->relids) &&
+		!contain_volatile_functions((Node *) expr) &&
+		!contain_subplans((Node *) expr) &&
+		!contain_agg_clause((Node *) expr) &&
+		!contain_window_function((Node *) expr);
+}
+
+/*
+ * The sort key a SortGroupClause of the query orders by, as a RadikPlannedKey; false where it is
+ * not a key of the table.
+ */
+static bool
+planned_key(PlannerInfo *root, RelOptInfo *scan_rel, SortGroupClause *clause,
+			RadikPlannedKey *key)
+{
+	Oid			opfamily;
+	Oid			opcintype;
+	CompareType strategy;
+
+	key->expr = (Expr *) get_sortgroupclause_expr(clause, root->processed_tlist);
+	if (!expr_of_table(key->expr, scan_rel) || !OidIsValid(clause->sortop) ||
+		!get_ordering_op_properties(clause->sortop, &opfamily, &opcintype, &strategy))
+		return false;
+	key->type = exprType((Node *) key->expr);
+	key->sort_operator = clause->sortop;
+	key->collation = exprCollation((Node *) key->expr);
+	key->descending = strategy == COMPARE_GT;
+	key->nulls_first = clause->nulls_first;
+	return true;
+}
+
+/*
+ * Can radik select by key (the first sort key after the groups): a type the engine orders, in
+ * the type's default btree order, and no collation?
+ */
+static bool
+selecting_key_supported(const RadikPlannedKey *key)
+{
+	Oid			opclass;
+	Oid			opfamily;
+	Oid			opcintype;
+	CompareType strategy;
+
+	if (!radik_key_type_supported(key->type) || OidIsValid(key->collation))
+		return false;
+	opclass = GetDefaultOpClass(key->type, BTREE_AM_OID);
+	return OidIsValid(opclass) &&
+		get_ordering_op_properties(key->sort_operator, &opfamily, &opcintype, &strategy) &&
+		opfamily == get_opclass_family(opclass);
+}
+
+/*
+ * The group keys of clauses (PARTITION BY or DISTINCT ON) into groups; false where one is not a
+ * hashable key of the table.
+ */
+static bool
+planned_groups(PlannerInfo *root, RelOptInfo *scan_rel, List *clauses, RadikPlannedGroups *groups)
+{
+	ListCell   *lc;
+
+	if (clauses == NIL || list_length(clauses) > INDEX_MAX_KEYS)
+		return false;
+	foreach(lc, clauses)
+	{
+		SortGroupClause *clause = lfirst_node(SortGroupClause, lc);
+		Expr	   *expr = (Expr *) get_sortgroupclause_expr(clause, root->processed_tlist);
+
+		if (!expr_of_table(expr, scan_rel) || !radik_group_key_hashable(clause->eqop))
+			return false;
+		groups->exprs = lappend(groups->exprs, expr);
+		groups->equality_operators = lappend_oid(groups->equality_operators, clause->eqop);
+		groups->collations = lappend_oid(groups->collations, exprCollation((Node *) expr));
+	}
+	return true;
+}
+
+/* The count a run condition's bound gives, when known at plan time; else -1. */
+static double
+estimated_count(PlannerInfo *root, Expr *bound, bool exclusive)
+{
+	Node	   *value = estimate_expression_value(root, (Node *) bound);
+	Const	   *constant;
+	double		count;
+
+	if (!IsA(value, Const) || ((Const *) value)->constisnull)
+		return -1;
+	constant = (Const *) value;
+	switch (constant->consttype)
+	{
+		case INT2OID:
+			count = DatumGetInt16(constant->constvalue);
+			break;
+		case INT4OID:
+			count = DatumGetInt32(constant->constvalue);
+			break;
+		default:
+			count = (double) DatumGetInt64(constant->constvalue);
+			break;
+	}
+	return Max(count - (exclusive ? 1 : 0), 0);
+}
+
+/*
+ * The costs of a grouped path reading scan_rel: a scan that runs the quals, computes the
+ * selecting key and the group key of every row and finds its group (a hash lookup), then the
+ * kept rows fetched and sorted by all keys.  Returns false where the kept rows would not fit the
+ * memory of a hash table.
+ */
+static bool
+cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List *quals,
+				const RadikPlannedKey *selecting, const RadikPlannedGroups *groups,
+				double count, int workers)
+{
+	double		tuples = Max(scan_rel->tuples, 1);
+	double		rows = Max(scan_rel->rows, 1);
+	double		ngroups = estimate_num_groups(root, groups->exprs, rows, NULL, NULL);
+	double		kept;
+	double		spc_seq_page_cost;
+	QualCost	qual_cost;
+	QualCost	key_cost;
+	QualCost	group_cost;
+	Cost		startup;
+
+	if (count < 0)
+		count = 10;				/* a parameter: a guess */
+	/* dense_rank() keeps every row of its k keys: about the rows a key has, k times over */
+	if (groups->cut == RADIK_GROUP_CUT_DISTINCT)
+		count *= Max(rows / Max(estimate_num_groups(root,
+													list_make2(linitial(groups->exprs),
+															   selecting->expr),
+													rows, NULL, NULL), 1.0), 1.0);
+	kept = clamp_row_est(Min(rows, ngroups * Max(count, 1.0)));
+	if (ngroups * GROUP_BYTES + kept * KEPT_ROW_BYTES > (double) get_hash_memory_limit())
+	{
+		elog(DEBUG1, "radik: the best rows of %.0f groups would pass the memory of a hash table",
+			 ngroups);
+		return false;
+	}
+
+	get_tablespace_page_costs(scan_rel->reltablespace, NULL, &spc_seq_page_cost);
+	cost_qual_eval(&qual_cost, quals, root);
+	cost_qual_eval_node(&key_cost, (Node *) selecting->expr, root);
+	cost_qual_eval(&group_cost, groups->exprs, root);
+	startup = (cpu_tuple_cost + qual_cost.per_tuple) * tuples +
+		(key_cost.per_tuple + group_cost.per_tuple + radik_key_cost +
+		 2 * cpu_operator_cost) * rows;
+	if (workers > 0)
+		startup = startup / radik_parallel_divisor(workers) + parallel_setup_cost +
+			parallel_tuple_cost * kept * workers;
+	startup += spc_seq_page_cost * scan_rel->pages + qual_cost.startup + key_cost.startup +
+		group_cost.startup + radik_selection_cost;
+	/* the kept rows, fetched and sorted by all keys */
+	startup += kept * KEPT_ROW_CPU_TUPLE_COSTS * cpu_tuple_cost +
+		2.0 * cpu_operator_cost * kept * log2(Max(kept, 2.0));
+
+	path->path.rows = kept;
+	path->path.startup_cost = startup;
+	path->path.total_cost = startup + kept * (cpu_tuple_cost + path->path.pathtarget->cost.per_tuple);
+	return true;
+}
+
+/*
+ * A grouped path over scan_rel returning the rows of keys' order (partition or DISTINCT ON keys
+ * first) as pathkeys, keys[selecting] being the key each group keeps its best count of; NULL
+ * where radik declines.
+ */
+static CustomPath *
+make_group_path(PlannerInfo *root, RelOptInfo *scan_rel, PathTarget *target, List *pathkeys,
+				List *keys, RadikPlannedGroups *groups, double count)
+{
+	RadikPlannedKey *selecting = list_nth(keys, groups->selecting_key);
+	List	   *quals = radik_table_quals(scan_rel);
+	List	   *exprs = list_copy(groups->exprs);
+	CustomPath *path;
+	int			workers;
+	ListCell   *lc;
+
+	if (!selecting_key_supported(selecting))
+		return NULL;
+	foreach(lc, keys)
+		exprs = lappend(exprs, ((RadikPlannedKey *) lfirst(lc))->expr);
+	workers = radik_plan_workers(root, scan_rel, quals, exprs);
+	path = radik_make_path(scan_rel, target, pathkeys, keys, workers, groups);
+	if (!cost_group_path(root, scan_rel, path, quals, selecting, groups, count, workers))
+		return NULL;
+	return path;
+}
+
+/* Is the query reading one table, with nothing between the scan and the stage but a target? */
+static bool
+query_reads_one_table(PlannerInfo *root, RelOptInfo *input_rel)
+{
+	Query	   *parse = root->parse;
+
+	return parse->commandType == CMD_SELECT && !parse->hasAggs && parse->groupClause == NIL &&
+		parse->groupingSets == NIL && parse->havingQual == NULL && !parse->hasTargetSRFs &&
+		parse->setOperations == NULL && parse->rowMarks == NIL && root->rowMarks == NIL &&
+		input_rel->reloptkind == RELOPT_BASEREL && radik_table_readable(root, input_rel);
+}
+
+/* Offer path in rel; under radik.force as rel's only path (as radik_add_path does). */
+static void
+add_upper_path(RelOptInfo *rel, Path *path)
+{
+	if (radik_force)
+	{
+		rel->pathlist = NIL;
+		rel->partial_pathlist = NIL;
+	}
+	add_path(rel, path);
+}
+
+/* The run conditions of a WindowAgg path (PostgreSQL 17 keeps them in the path). */
+static List *
+window_run_conditions(WindowAggPath *window)
+{
+#if PG_VERSION_NUM >= 170000
+	return window->runCondition;
+#else
+	return window->winclause->runCondition;
+#endif
+}
+
+/* Is wfunc row_number(), rank() or dense_rank() of window winref, plain? */
+static bool
+ranking_function(Node *node, Index winref)
+{
+	WindowFunc *wfunc;
+
+	while (IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	if (!IsA(node, WindowFunc))
+		return false;
+	wfunc = (WindowFunc *) node;
+	return wfunc->winref == winref && wfunc->args == NIL && wfunc->aggfilter == NULL &&
+		(wfunc->winfnoid == F_ROW_NUMBER || wfunc->winfnoid == F_RANK_ ||
+		 wfunc->winfnoid == F_DENSE_RANK_);
+}
+
+/* Does node hold a window function other than a ranking function of window *context? */
+static bool
+other_window_function(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, WindowFunc))
+		return !ranking_function(node, *(Index *) context);
+	return expression_tree_walker(node, other_window_function, context);
+}
+
+/*
+ * From a run condition "f(...) op bound" or "bound op f(...)" on a ranking function of window
+ * winref: the bound (a constant or a query parameter), whether it excludes itself, and the cut;
+ * false for anything else.
+ */
+static bool
+read_run_condition(Node *node, Index winref, Expr **bound, bool *exclusive, RadikGroupCut *cut)
+{
+	OpExpr	   *op = (OpExpr *) node;
+	Node	   *left;
+	Node	   *right;
+	bool		function_left;
+	int			strategy;
+	WindowFunc *wfunc;
+
+	if (!IsA(node, OpExpr) || list_length(op->args) != 2)
+		return false;
+	left = linitial(op->args);
+	right = lsecond(op->args);
+	function_left = ranking_function(left, winref);
+	if (!function_left && !ranking_function(right, winref))
+		return false;
+	*bound = (Expr *) (function_left ? right : left);
+	if (contain_volatile_functions((Node *) *bound) || contain_var_clause((Node *) *bound) ||
+		contain_exec_param((Node *) *bound, NIL) ||
+		(exprType((Node *) *bound) != INT8OID && exprType((Node *) *bound) != INT4OID &&
+		 exprType((Node *) *bound) != INT2OID))
+		return false;
+	strategy = get_op_opfamily_strategy(op->opno, INTEGER_BTREE_FAM_OID);
+	if (function_left ? strategy == BTLessStrategyNumber : strategy == BTGreaterStrategyNumber)
+		*exclusive = true;
+	else if (function_left ? strategy == BTLessEqualStrategyNumber :
+			 strategy == BTGreaterEqualStrategyNumber)
+		*exclusive = false;
+	else
+		return false;
+	wfunc = (WindowFunc *) (function_left ? left : right);
+	while (IsA(wfunc, RelabelType))
+		wfunc = (WindowFunc *) ((RelabelType *) wfunc)->arg;
+	*cut = wfunc->winfnoid == F_DENSE_RANK_ ? RADIK_GROUP_CUT_DISTINCT : RADIK_GROUP_CUT_ROWS;
+	return true;
+}
+
+void
+radik_add_window_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_rel)
+{
+	WindowAggPath *window = NULL;
+	WindowAggPath *grouped;
+	WindowClause *clause;
+	RadikPlannedGroups groups;
+	List	   *keys = NIL;
+	CustomPath *path;
+	bool		found = false;
+	ListCell   *lc;
+
+	if (!query_reads_one_table(root, input_rel) || list_length(root->parse->windowClause) != 1)
+		return;
+	/* PostgreSQL's WindowAgg over the table's rows (a Sort, or rows already in order) */
+	foreach(lc, window_rel->pathlist)
+	{
+		Path	   *candidate = lfirst(lc);
+
+		if (IsA(candidate, WindowAggPath) &&
+			!IsA(((WindowAggPath *) candidate)->subpath, WindowAggPath))
+		{
+			window = (WindowAggPath *) candidate;
+			break;
+		}
+	}
+	if (window == NULL || !window->topwindow)
+		return;
+	clause = window->winclause;
+	if (other_window_function((Node *) root->processed_tlist, &clause->winref))
+		return;
+
+	memset(&groups, 0, sizeof(groups));
+	foreach(lc, window_run_conditions(window))
+	{
+		found = read_run_condition(lfirst(lc), clause->winref, &groups.k, &groups.k_exclusive,
+								   &groups.cut);
+		if (found)
+			break;
+	}
+	if (!found || !planned_groups(root, input_rel, clause->partitionClause, &groups))
+		return;
+
+	/* the rows in the window's order: the partition keys, then the order keys */
+	foreach(lc, list_concat_copy(clause->partitionClause, clause->orderClause))
+	{
+		RadikPlannedKey *key = palloc0(sizeof(RadikPlannedKey));
+
+		if (!planned_key(root, input_rel, lfirst_node(SortGroupClause, lc), key))
+			return;
+		keys = lappend(keys, key);
+	}
+	groups.selecting_key = list_length(clause->partitionClause);
+	if (clause->orderClause == NIL)
+		return;
+
+	path = make_group_path(root, input_rel, window->subpath->pathtarget, root->window_pathkeys,
+						   keys, &groups, estimated_count(root, groups.k, groups.k_exclusive));
+	if (path == NULL)
+		return;
+
+	/* PostgreSQL's own WindowAgg, over radik's node instead of the Sort */
+	grouped = makeNode(WindowAggPath);
+	memcpy(grouped, window, sizeof(WindowAggPath));
+	grouped->subpath = &path->path;
+	grouped->path.startup_cost = path->path.startup_cost;
+	grouped->path.total_cost = path->path.total_cost +
+		(window->path.total_cost - window->subpath->total_cost) *
+		(path->path.rows / Max(window->subpath->rows, 1.0));
+	add_upper_path(window_rel, &grouped->path);
+}
+
+void
+radik_add_distinct_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *distinct_rel)
+{
+	Query	   *parse = root->parse;
+	RadikPlannedGroups groups;
+	List	   *keys = NIL;
+	CustomPath *path;
+	Path	   *unique;
+	ListCell   *lc;
+
+	/* DISTINCT ON, its expressions first in ORDER BY, which goes on after them */
+	if (!parse->hasDistinctOn || parse->hasWindowFuncs || !query_reads_one_table(root, input_rel) ||
+		root->distinct_pathkeys == NIL ||
+		list_length(parse->sortClause) <= list_length(parse->distinctClause) ||
+		!pathkeys_contained_in(root->distinct_pathkeys, root->sort_pathkeys) ||
+		list_length(root->sort_pathkeys) <= list_length(root->distinct_pathkeys))
+		return;
+
+	memset(&groups, 0, sizeof(groups));
+	if (!planned_groups(root, input_rel, parse->distinctClause, &groups))
+		return;
+	foreach(lc, parse->sortClause)
+	{
+		RadikPlannedKey *key = palloc0(sizeof(RadikPlannedKey));
+
+		if (!planned_key(root, input_rel, lfirst_node(SortGroupClause, lc), key))
+			return;
+		keys = lappend(keys, key);
+	}
+	groups.selecting_key = list_length(parse->distinctClause);
+	groups.k = (Expr *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(1),
+								  false, FLOAT8PASSBYVAL);
+	groups.k_exclusive = false;
+	groups.cut = RADIK_GROUP_CUT_ROWS;
+
+	path = make_group_path(root, input_rel, input_rel->cheapest_total_path->pathtarget,
+						   root->sort_pathkeys, keys, &groups, 1);
+	if (path == NULL)
+		return;
+	unique = (Path *) create_upper_unique_path(root, distinct_rel, &path->path,
+											   list_length(root->distinct_pathkeys),
+											   path->path.rows);
+	add_upper_path(distinct_rel, unique);
+}

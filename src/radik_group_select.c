@@ -1,0 +1,147 @@
+/*
+ * radik_group_select.c
+ *	  Select the best rows of each group of a table (radik_select.h, radik_groups.h).
+ *
+ * The table is read by the key extractor as for one selection, in this process and in parallel
+ * workers, but every row that passes the quals goes to its group (radik_extract_to_groups)
+ * instead of to the engine: each process keeps the best rows of the groups it meets, and the
+ * workers send theirs, with their group keys, once they have read their blocks; this process
+ * adds them to its own groups, whose thresholds cut them again.  The answer is the row ids every
+ * group keeps, in no order: the caller sorts them by all keys.
+ *
+ * The groups run on the CPU whatever radik.device says: once a group holds its k rows, a row
+ * costs one hash lookup and one comparison, less than handing it to a GPU, and what is left for
+ * a final selection is about k rows a group.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "access/xact.h"
+#include "catalog/pg_am.h"
+#include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "radik_extract.h"
+#include "radik_groups.h"
+#include "radik_parallel.h"
+#include "radik_select.h"
+
+/* Pages this process reads between two looks at the workers' queues. */
+#define LEADER_PAGES_PER_CALL 16
+
+/* Read the table into set, with the workers the selection asks for. */
+static void
+read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
+				 RadikGroupSet *set, RadikSelectStats *stats)
+{
+	Relation	rel = selection->rel;
+	const RadikParallelPlan *parallel = selection->parallel;
+	RadikParallelScan *workers = NULL;
+	RadikExtractor extractor;
+	RadikKeyBatch batch;
+	ItemPointerData nulls[MaxHeapTuplesPerPage];
+	uint64		unused_ids[MaxHeapTuplesPerPage];
+	uint64		unused_keys[MaxHeapTuplesPerPage];
+	bool		leader_scans = true;
+	bool		workers_done = true;
+
+	if (parallel != NULL && parallel->nworkers > 0 && IsInParallelMode())
+	{
+		RadikWorkersRequest request;
+
+		request.rel = rel;
+		request.snapshot = selection->snapshot;
+		request.key = selection->key;
+		request.key_expr = parallel->key_expr;
+		request.quals = parallel->quals;
+		request.params = parallel->params;
+		request.nworkers = parallel->nworkers;
+		request.nulls_limit = 0;
+		request.carry_rows = false;
+		request.groups = groups;
+		workers = radik_parallel_begin(&request);
+	}
+	if (workers != NULL)
+	{
+		stats->workers_launched = radik_parallel_workers_launched(workers);
+		workers_done = stats->workers_launched == 0;
+		leader_scans = parallel_leader_participation || workers_done;
+	}
+
+	radik_extract_begin(&extractor, rel, selection->snapshot,
+						workers != NULL ? radik_parallel_table_scan(workers) : NULL,
+						selection->econtext, selection->qual, selection->key, 0);
+	radik_extract_to_groups(&extractor, set);
+
+	/* rows go to the groups, not to the batch, which only has to have room */
+	memset(&batch, 0, sizeof(batch));
+	batch.key_bytes = extractor.key_bytes;
+	batch.keys = unused_keys;
+	batch.ids = unused_ids;
+	batch.capacity = MaxHeapTuplesPerPage;
+	batch.nulls = nulls;
+	batch.nulls_capacity = MaxHeapTuplesPerPage;
+
+	while (leader_scans || !workers_done)
+	{
+		char	   *data;
+		Size		size;
+
+		while (!workers_done &&
+			   radik_parallel_receive_groups(workers, &data, &size, !leader_scans,
+											 &workers_done))
+			radik_groups_import(set, data, size);
+		if (leader_scans)
+			leader_scans = radik_extract(&extractor, &batch, PG_UINT64_MAX,
+										 LEADER_PAGES_PER_CALL);
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	stats->rows_scanned += extractor.rows_scanned;
+	stats->rows_matched += extractor.rows_matched;
+	radik_extract_end(&extractor);
+	if (workers != NULL)
+		radik_parallel_end(workers, &stats->rows_scanned, &stats->rows_matched);
+}
+
+void
+radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
+					PlanState *parent, RadikSelectResult *result)
+{
+	RadikGroupKeys keys;
+	RadikGroupSet *set;
+	instr_time	start;
+	uint64	   *ids;
+	TupleTableSlot *saved_scantuple = selection->econtext->ecxt_scantuple;
+
+	memset(result, 0, sizeof(*result));
+	strlcpy(result->stats.device, "cpu", sizeof(result->stats.device));
+	result->tids = palloc(sizeof(ItemPointerData));
+	if (groups->k <= 0)
+		return;
+	if (selection->rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+		elog(ERROR, "radik grouped selection of a relation that is not a heap table");
+
+	INSTR_TIME_SET_CURRENT(start);
+	radik_group_keys_init(&keys, selection->rel, groups->exprs, groups->equality_operators,
+						  groups->collations, parent);
+	if (keys.econtext != NULL)
+		keys.econtext->ecxt_param_list_info = selection->econtext->ecxt_param_list_info;
+	set = radik_groups_create(&keys, groups->k, groups->cut, selection->key->nulls_first,
+							  CurrentMemoryContext);
+	read_into_groups(selection, groups, set, &result->stats);
+
+	result->ntids = radik_groups_rows(set, &ids);
+	result->tids = MemoryContextAllocHuge(CurrentMemoryContext,
+										  Max(result->ntids, 1) * sizeof(ItemPointerData));
+	for (int64 i = 0; i < result->ntids; i++)
+		radik_unpack_tid(ids[i], &result->tids[i]);
+	result->stats.groups = radik_groups_count(set);
+	radik_group_keys_end(&keys);
+	result->stats.rows_sent = result->ntids;
+	result->stats.scan_ms = radik_elapsed_ms(start);
+	selection->econtext->ecxt_scantuple = saved_scantuple;
+}

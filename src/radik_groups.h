@@ -1,0 +1,127 @@
+/*
+ * radik_groups.h
+ *	  The best rows of each group: a hash table of groups, each keeping its candidate rows at or
+ *	  below a threshold of its own (radik_groups.c).
+ *
+ * "The top k rows per group" (a ranking window function's run condition, DISTINCT ON) needs each
+ * group's first rows in the sort order, not the table's.  The scan offers every qualifying row
+ * with its group key and its first sort key (an engine key, radik_datum_keys.h); a group keeps
+ * the rows whose key is at or below its threshold, the k-th smallest key it holds (counting
+ * equal keys, for row_number() and rank(); the k-th smallest distinct key, for dense_rank()), so
+ * that once a group has k rows nearly every later row of it is dropped after one hash lookup and
+ * one comparison.  Rows equal to the threshold are kept: the rows a group keeps are then always
+ * a prefix of the group in the full sort order, whatever the later sort keys, and a ranking
+ * function computed over them gives each of them the value it has over the whole table.
+ */
+#ifndef RADIK_GROUPS_H
+#define RADIK_GROUPS_H
+
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "fmgr.h"
+
+#include "radik_datum_keys.h"
+#include "radik_heap.h"
+
+/*
+ * How a row's group key is made and compared: nkeys values, each a plain column of the table
+ * (attnum > 0, read straight from the tuple) or an expression (evaluated in econtext with the
+ * row in slot), equal as their equality operators say with their collations.
+ */
+typedef struct RadikGroupKeys
+{
+	int			nkeys;
+	AttrNumber *attnums;
+	RadikColumnReader *columns; /* for the plain columns */
+	ExprState **exprs;			/* for the others */
+	Oid		   *types;
+	Oid		   *collations;
+	FmgrInfo   *hash_functions; /* compatible with the equality operators */
+	FmgrInfo   *equal_functions;
+	bool	   *byval;
+	int16	   *typlen;
+	ExprContext *econtext;		/* for the expressions */
+	TupleTableSlot *slot;
+	/* One key of a type whose engine key is the same exactly for equal values: its bits. */
+	RadikKeyMap bits_map;		/* NULL: hashed and compared the general way */
+} RadikGroupKeys;
+
+/* Which rows of a group come before its cut. */
+typedef enum RadikGroupCut
+{
+	RADIK_GROUP_CUT_ROWS,		/* the first k rows, and the rows tied with the k-th */
+	RADIK_GROUP_CUT_DISTINCT	/* the rows of the first k distinct keys */
+} RadikGroupCut;
+
+typedef struct RadikGroupSet RadikGroupSet;
+
+/*
+ * What a grouped selection keeps: per group of equal values of exprs (plan expressions over the
+ * table's columns, equal by equality_operators with collations), the rows before the cut at k.
+ */
+typedef struct RadikGroupSpec
+{
+	List	   *exprs;
+	Oid		   *equality_operators;
+	Oid		   *collations;
+	int64		k;
+	RadikGroupCut cut;
+} RadikGroupSpec;
+
+/*
+ * Whether values of type can be grouped by equality_operator: it must have a hash function
+ * (the group key of a hashable SortGroupClause).
+ */
+extern bool radik_group_key_hashable(Oid equality_operator);
+
+/*
+ * Fill keys for grouping rel's rows by exprs (plan expressions over rel's columns, one per key),
+ * equal by equality_operators with collations; expressions are compiled for parent (may be NULL).
+ */
+extern void radik_group_keys_init(RadikGroupKeys *keys, Relation rel, List *exprs,
+								  const Oid *equality_operators, const Oid *collations,
+								  PlanState *parent);
+
+/* Release what radik_group_keys_init made for the expressions. */
+extern void radik_group_keys_end(RadikGroupKeys *keys);
+
+/*
+ * An empty set of groups that keeps, per group, the rows before the cut at k (see the file
+ * header), ordering NULL keys first or last; everything lives in a child of context.
+ */
+extern RadikGroupSet *radik_groups_create(const RadikGroupKeys *keys, int64 k, RadikGroupCut cut,
+										  bool nulls_first, MemoryContext context);
+
+/*
+ * Offer one row with its group key's values: its first sort key (an engine key, ignored when
+ * key_null) and its row id (what radik_groups_rows gives back; bits 62 and 63 clear).
+ */
+extern void radik_groups_offer(RadikGroupSet *set, const Datum *group_values,
+							   const bool *group_nulls, uint64 key, bool key_null, uint64 row_id);
+
+/* The same for a heap tuple, whose group key is made here. */
+extern void radik_groups_offer_tuple(RadikGroupSet *set, HeapTuple tuple, uint64 key,
+									 bool key_null, uint64 row_id);
+
+/* The groups seen so far, and the bytes the set holds. */
+extern int64 radik_groups_count(const RadikGroupSet *set);
+extern Size radik_groups_memory(const RadikGroupSet *set);
+
+/*
+ * The rows every group keeps after the last offer, cut exactly at each group's threshold, in no
+ * particular order: their row ids, palloc'd in the current memory context; returns how many.
+ */
+extern int64 radik_groups_rows(RadikGroupSet *set, uint64 **row_ids);
+
+/*
+ * The rows every group keeps, with their group keys, written for another process's set
+ * (radik_groups_import): a palloc'd buffer of *size bytes.  The set is cut as by
+ * radik_groups_rows.
+ */
+extern char *radik_groups_export(RadikGroupSet *set, Size *size);
+
+/* Offer every row of an exported buffer. */
+extern void radik_groups_import(RadikGroupSet *set, const char *data, Size size);
+
+#endif							/* RADIK_GROUPS_H */

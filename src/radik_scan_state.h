@@ -1,0 +1,74 @@
+/*
+ * radik_scan_state.h
+ *	  The executor state of a RadiK Top-K scan, shared by the node's execution (radik_scan.c)
+ *	  and its EXPLAIN output (radik_scan_explain.c).
+ */
+#ifndef RADIK_SCAN_STATE_H
+#define RADIK_SCAN_STATE_H
+
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "nodes/execnodes.h"
+#include "nodes/extensible.h"
+
+#include "radik_groups.h"
+#include "radik_select.h"
+
+typedef struct RadikScanState
+{
+	CustomScanState css;
+
+	List	   *row_quals;		/* what runs on every row while selecting (selection_quals) */
+	ExprState  *qual;			/* row_quals compiled */
+	ExprState  *limit_count;
+	ExprState  *limit_offset;
+	int			nkeys;
+	RadikSortKey *keys;			/* one per sort key; keys[0] drives the selection */
+	Oid		   *sort_operators;
+	Oid		   *collations;
+	bool	   *nulls_first;
+	RadikParallelPlan parallel; /* workers planned, and what they need */
+	bool		with_ties;		/* FETCH FIRST ... WITH TIES: return the rows tied at the cut */
+	int			selecting;		/* the key the engine selects by: keys[selecting] */
+	bool		grouped;		/* the best rows of each group (radik_group_paths.c) */
+	RadikGroupSpec groups;		/* ... of these groups; groups.k is set per selection */
+	bool		k_exclusive;	/* grouped: the count excludes itself ("< k") */
+	bool		sort_candidates;	/* the selection's rows are sorted by all keys here */
+
+	MemoryContext selection_context;	/* the selected TIDs; reset on rescan */
+	bool		selected;		/* has this scan's selection run? */
+	ItemPointerData *tids;		/* the rows to return, in order */
+	RadikCarriedRow **carried;	/* each row's copy carried by the scan, or NULL; may be NULL */
+	int64		ntids;
+	int64		next;			/* index of the next row forward; see radik_scan_next */
+
+	/*
+	 * With one sort key that is a plain column, and a target list that reads no other column,
+	 * rows are made from their selected keys instead of fetched (see fetch_batch).
+	 */
+	bool		output_from_keys;
+	uint64	   *selected_keys;	/* the selection's keys, parallel to tids */
+	int64		null_keys_begin;
+	int64		null_keys_end;
+	Datum	   *row_values;		/* a row of the table with only the key column set */
+	bool	   *row_isnull;
+	HeapTuple	key_row_template;	/* such a row formed once, for a by-value key (or NULL) */
+
+	/* The batch of fetched rows: tids[batch_start .. batch_end) as heap tuple copies. */
+	MemoryContext batch_context;
+	HeapTuple  *batch_tuples;
+	int64		batch_start;
+	int64		batch_end;
+	int64		batch_rows;		/* rows per batch, sized by work_mem */
+
+	/* Totals over every selection of this node, for EXPLAIN ANALYZE. */
+	int64		selections;
+	RadikSelectStats totals;
+	int64		rows_carried;	/* rows to return that the scan carried whole */
+} RadikScanState;
+
+/* EXPLAIN for the node (radik_scan_explain.c). */
+extern void radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+
+#endif							/* RADIK_SCAN_STATE_H */

@@ -1,0 +1,174 @@
+-- radik_groups: the best rows of each group (radik_group_paths.c, radik_groups.c), under a ranking
+-- window function's run condition and under DISTINCT ON, and radik_topk(..., group_by).  Every
+-- answer, window function values included, is compared inside the test with PostgreSQL's own for
+-- the same query with radik disabled (radik_compare: the same rows, or where ties allow several
+-- right answers, the same keys); the plans show where radik declines.
+LOAD 'radik';
+SET radik.force = on;
+
+-- Groups of every kind: an integer (with NULL groups), text in two spellings of each letter, and a
+-- group of one row per id; keys with NULLs, NaN, -0 and +0, and a key of four values (ties).
+CREATE TABLE radik_gr (id int4, g int4, tg text, v float8, few int2, ts timestamp);
+INSERT INTO radik_gr
+SELECT i, CASE WHEN i % 89 = 0 THEN NULL ELSE i % 23 END,
+	CASE WHEN i % 97 = 0 THEN NULL ELSE chr(65 + i % 6) || CASE WHEN i % 2 = 0 THEN 'x' ELSE 'X' END END,
+	CASE WHEN i % 50 = 0 THEN 'NaN' WHEN i % 51 = 0 THEN '-0' WHEN i % 52 = 0 THEN '0'
+		 WHEN i % 53 = 0 THEN NULL ELSE (i * 7919 % 1009) / 7.0 END,
+	i % 4, timestamp '2024-01-01' + i * interval '1 minute'
+FROM generate_series(1, 20000) i;
+ANALYZE radik_gr;
+
+-- A case-insensitive collation where ICU is there (grouping 'Ax' with 'AX'); else "C" again.
+DO $$
+BEGIN
+	CREATE COLLATION radik_gr_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+EXCEPTION WHEN OTHERS THEN
+	CREATE COLLATION radik_gr_ci FROM "C";
+END $$;
+
+SELECT q, radik_compare(q, NULL, k) AS answer
+FROM (VALUES
+	-- row_number(), rank(), dense_rank(); <=, <, = 1, BETWEEN
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr) s WHERE r <= 3', 'g, v, r'),
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r < 3', 'g, v, r'),
+	('SELECT * FROM (SELECT g, v, id, row_number() OVER (PARTITION BY g ORDER BY v NULLS FIRST, id) AS r FROM radik_gr) s WHERE r = 1', 'g, v, id, r'),
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC NULLS LAST) AS r FROM radik_gr) s WHERE r BETWEEN 1 AND 4', 'g, v, r'),
+	('SELECT * FROM (SELECT g, few, rank() OVER (PARTITION BY g ORDER BY few) AS r FROM radik_gr) s WHERE r <= 2', 'g, few, r'),
+	('SELECT * FROM (SELECT g, few, id, rank() OVER (PARTITION BY g ORDER BY few DESC, id) AS r FROM radik_gr) s WHERE r <= 5', 'g, few, id, r'),
+	('SELECT * FROM (SELECT g, few, dense_rank() OVER (PARTITION BY g ORDER BY few DESC) AS r FROM radik_gr) s WHERE r <= 2', 'g, few, r'),
+	('SELECT * FROM (SELECT g, v, dense_rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r < 4', 'g, v, r'),
+	-- several ranking functions of the window, other conditions ANDed, a WHERE clause below
+	('SELECT * FROM (SELECT g, v, row_number() OVER w AS r, rank() OVER w AS rk, dense_rank() OVER w AS d FROM radik_gr WINDOW w AS (PARTITION BY g ORDER BY v DESC)) s WHERE r <= 3', 'g, v, r, rk, d'),
+	('SELECT * FROM (SELECT g, v, id, row_number() OVER (PARTITION BY g ORDER BY v, id) AS r FROM radik_gr WHERE id % 3 <> 0) s WHERE r <= 4 AND v > 10 AND id > 100', 'g, v, id, r'),
+	-- text groups in two collations, several group keys, an expression as the group
+	('SELECT * FROM (SELECT tg, v, row_number() OVER (PARTITION BY tg ORDER BY v DESC) AS r FROM radik_gr) s WHERE r <= 2', 'tg, v, r'),
+	('SELECT * FROM (SELECT lower(tg COLLATE radik_gr_ci) AS t, v, row_number() OVER (PARTITION BY tg COLLATE radik_gr_ci ORDER BY v DESC) AS r FROM radik_gr) s WHERE r <= 2', 't, v, r'),
+	('SELECT * FROM (SELECT g, tg, ts, rank() OVER (PARTITION BY g, tg ORDER BY ts DESC) AS r FROM radik_gr) s WHERE r <= 2', 'g, tg, ts, r'),
+	('SELECT * FROM (SELECT id / 3 AS grp, v, row_number() OVER (PARTITION BY id / 3 ORDER BY v) AS r FROM radik_gr) s WHERE r <= 1', 'grp, v, r'),
+	-- k larger than every group, k of none, and a group per row
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r <= 100000', 'g, v, r'),
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r < 1', 'g, v, r'),
+	('SELECT * FROM (SELECT id, v, rank() OVER (PARTITION BY id ORDER BY v) AS r FROM radik_gr) s WHERE r <= 1', 'id, v, r'),
+	-- DISTINCT ON
+	('SELECT DISTINCT ON (g) g, v, id FROM radik_gr ORDER BY g, v DESC, id', 'g, v, id'),
+	('SELECT DISTINCT ON (g) * FROM radik_gr ORDER BY g NULLS FIRST, v NULLS FIRST', 'g, v'),
+	('SELECT DISTINCT ON (few, tg) few, tg, ts FROM radik_gr ORDER BY tg DESC, few, ts', 'few, tg, ts'),
+	('SELECT DISTINCT ON (g) g, few, id FROM radik_gr WHERE v > 5 ORDER BY g, few DESC, id LIMIT 7', 'g, few, id'),
+	('SELECT DISTINCT ON (tg COLLATE radik_gr_ci) tg, v FROM radik_gr ORDER BY tg COLLATE radik_gr_ci, v', 'v')
+) t(q, k);
+
+-- Random queries of the same shapes, generated from a fixed seed: group keys, sort keys and
+-- directions, ranking functions and bounds, a second sort key and a WHERE clause or not.
+SELECT setseed(0.25);
+CREATE TEMP TABLE radik_gr_fuzz AS
+SELECT format('SELECT * FROM (SELECT %1$s AS grp, %2$s AS key, %3$s() OVER (PARTITION BY %1$s ORDER BY %2$s %4$s %5$s%6$s) AS r FROM radik_gr%7$s) s WHERE r %8$s %9$s',
+			  grp, key, fn, dir, nulls, second, filter, op, bound) AS q
+FROM (SELECT (ARRAY['g', 'tg', 'few', 'g * 10 + few', 'id % 7'])[1 + floor(random() * 5)] AS grp,
+			 (ARRAY['v', 'ts', 'few', 'id'])[1 + floor(random() * 4)] AS key,
+			 (ARRAY['row_number', 'rank', 'dense_rank'])[1 + floor(random() * 3)] AS fn,
+			 (ARRAY['', 'DESC'])[1 + floor(random() * 2)] AS dir,
+			 (ARRAY['', 'NULLS FIRST', 'NULLS LAST'])[1 + floor(random() * 3)] AS nulls,
+			 (ARRAY['', ', id', ', ts DESC'])[1 + floor(random() * 3)] AS second,
+			 (ARRAY['', ' WHERE v > 50', ' WHERE id % 5 <> 0'])[1 + floor(random() * 3)] AS filter,
+			 (ARRAY['<=', '<', '='])[1 + floor(random() * 3)] AS op,
+			 1 + floor(random() * 6)::int AS bound
+	  FROM generate_series(1, 60)) c;
+SELECT count(*) AS queries, count(*) FILTER (WHERE answer <> 'ok') AS not_ok,
+	   string_agg(q || ': ' || answer, E'\n') FILTER (WHERE answer <> 'ok') AS failures
+FROM (SELECT q, radik_compare(q, NULL, 'grp, key, r') AS answer FROM radik_gr_fuzz) f;
+
+-- An empty table.
+CREATE TABLE radik_gr_empty (LIKE radik_gr);
+SELECT radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_empty) s WHERE r <= 3') AS empty_table,
+	   radik_compare('SELECT DISTINCT ON (g) g, v FROM radik_gr_empty ORDER BY g, v') AS empty_distinct;
+
+-- The plan: PostgreSQL's WindowAgg (or a Unique) over radik's node instead of the Sort.
+SELECT radik_explain('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr) s WHERE r <= 3');
+EXPLAIN (COSTS OFF) SELECT DISTINCT ON (g) g, v FROM radik_gr ORDER BY g, v DESC;
+SELECT line FROM radik_explain('SELECT * FROM (SELECT g, v, dense_rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r < 4', true) line
+WHERE line ~ '(Top K per Group|Groups):';
+
+-- k as a query parameter (a generic plan), each statement prepared twice: with radik and without.
+PREPARE radik_gr_k(int8) AS SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r <= $1;
+PREPARE radik_gr_k_pg(int8) AS SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r <= $1;
+SET plan_cache_mode = force_generic_plan;
+SELECT k, radik_compare(format('EXECUTE radik_gr_k(%s)', k), format('EXECUTE radik_gr_k_pg(%s)', k), 'g, v, r') AS answer
+FROM unnest(ARRAY[0, 1, 3, 1000]) k;
+RESET plan_cache_mode;
+DEALLOCATE ALL;
+
+-- Parallel workers: each keeps its own groups, the backend running the query merges them.
+CREATE TABLE radik_gr_big AS
+	SELECT i AS id, i % 101 AS g, (i * 7919 % 100003) / 3.0 AS v, md5(i::text) AS tg
+	FROM generate_series(1, 200000) i;
+ALTER TABLE radik_gr_big SET (parallel_workers = 2);
+ANALYZE radik_gr_big;
+SET min_parallel_table_scan_size = 0;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT count(*) AS workers_planned
+FROM radik_explain('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr_big) s WHERE r <= 3') line
+WHERE line ~ 'Workers Planned: 2';
+SELECT q, radik_compare(q, NULL, k) AS answer
+FROM (VALUES
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr_big) s WHERE r <= 3', 'g, v, r'),
+	('SELECT * FROM (SELECT g % 13 AS p, v, rank() OVER (PARTITION BY g % 13 ORDER BY v) AS r FROM radik_gr_big) s WHERE r <= 2', 'p, v, r'),
+	('SELECT DISTINCT ON (g) g, v, id FROM radik_gr_big ORDER BY g, v, id', 'g, v, id')
+) t(q, k);
+-- A group per row, as the statistics say: their best rows would not fit in work_mem's hash
+-- memory, so the plan is PostgreSQL's.
+SELECT radik_plan_uses_radik('SELECT * FROM (SELECT tg, v, row_number() OVER (PARTITION BY tg ORDER BY v) AS r FROM radik_gr_big) s WHERE r <= 1') AS too_many_groups_uses_radik;
+RESET min_parallel_table_scan_size;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET max_parallel_workers_per_gather;
+
+-- radik_topk's group_by: the k rows of each group, as PostgreSQL's window query returns them
+-- (keys compared, since rows tied on the key may be either).
+SET radik.enabled = off;
+CREATE TEMP TABLE radik_gr_want AS
+	SELECT 'largest' AS kind, ROW(g, v)::text AS k, row_number() OVER (ORDER BY g, r) AS pos
+	FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r
+		  FROM radik_gr WHERE v IS NOT NULL) s WHERE r <= 2
+	UNION ALL
+	SELECT 'smallest', ROW(tg, ts)::text, row_number() OVER (ORDER BY tg, r)
+	FROM (SELECT tg, ts, row_number() OVER (PARTITION BY tg ORDER BY ts) AS r
+		  FROM radik_gr WHERE ts IS NOT NULL) s WHERE r <= 3;
+SET radik.enabled = on;
+CREATE TEMP TABLE radik_gr_got AS
+	SELECT 'largest' AS kind, ROW(g, v)::text AS k, row_number() OVER () AS pos
+	FROM radik_topk(NULL::radik_gr, 'v', 2, group_by => 'g')
+	UNION ALL
+	SELECT 'smallest', ROW(tg, ts)::text, row_number() OVER ()
+	FROM radik_topk(NULL::radik_gr, 'ts', 3, smallest => true, group_by => 'tg');
+SELECT kind, count(*) AS rows, count(*) FILTER (WHERE w.k IS DISTINCT FROM g.k) AS different
+FROM radik_gr_want w FULL JOIN radik_gr_got g USING (kind, pos)
+GROUP BY kind ORDER BY kind;
+SELECT * FROM radik_topk(NULL::radik_gr, 'v', 2, group_by => 'no_such_column');
+
+-- Where radik declines: window functions that see rows outside each group's top k, several
+-- windows, no run condition, a volatile key, aggregates, a partitioned table.
+SELECT q, radik_plan_uses_radik(q) AS uses_radik
+FROM unnest(ARRAY[
+	'SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r, count(*) OVER (PARTITION BY g) AS n FROM radik_gr) s WHERE r <= 3',
+	'SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r, sum(v) OVER (PARTITION BY g ORDER BY v) AS s FROM radik_gr) s WHERE r <= 3',
+	'SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r, lag(v) OVER (PARTITION BY tg ORDER BY v) AS l FROM radik_gr) s WHERE r <= 3',
+	'SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s',
+	'SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r > 3',
+	'SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v + random()) AS r FROM radik_gr) s WHERE r <= 3',
+	'SELECT * FROM (SELECT g, tg, row_number() OVER (PARTITION BY g ORDER BY tg) AS r FROM radik_gr) s WHERE r <= 3',
+	'SELECT * FROM (SELECT g, max(v) AS m, row_number() OVER (PARTITION BY g % 3 ORDER BY max(v)) AS r FROM radik_gr GROUP BY g) s WHERE r <= 1',
+	'SELECT DISTINCT ON (g) g, v FROM radik_gr ORDER BY g',
+	'SELECT DISTINCT g, v FROM radik_gr ORDER BY g, v'
+]) q;
+CREATE TABLE radik_gr_parted (g int4, v float8) PARTITION BY RANGE (g);
+CREATE TABLE radik_gr_parted_1 PARTITION OF radik_gr_parted FOR VALUES FROM (0) TO (10);
+CREATE TABLE radik_gr_parted_2 PARTITION OF radik_gr_parted FOR VALUES FROM (10) TO (100);
+INSERT INTO radik_gr_parted SELECT g, v FROM radik_gr WHERE g IS NOT NULL;
+ANALYZE radik_gr_parted;
+SELECT radik_plan_uses_radik('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_parted) s WHERE r <= 3') AS partitioned_uses_radik;
+
+RESET radik.force;
+DROP TABLE radik_gr, radik_gr_empty, radik_gr_big, radik_gr_parted, radik_gr_want, radik_gr_got, radik_gr_fuzz;
+DROP COLLATION radik_gr_ci;
