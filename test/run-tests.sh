@@ -5,11 +5,12 @@
 # runs the engine's unit tests (CPU twin; GPU too when one is present), then starts a throwaway
 # cluster and runs the regression suite and the isolation suite (make installcheck), then the
 # TAP tests (make prove_installcheck) as an ordinary user, then the regression and isolation
-# suites again on PostgreSQL 16, 17 and 18 (test/pg-versions.sh).  Prints each suite's summary
-# and a last line "N passed, N failed" counting suites; exits non-zero if any failed.  Extra
-# postgres options for the throwaway cluster can be given in RADIK_SERVER_OPTIONS; PGOPTIONS
-# reaches every test session (for instance PGOPTIONS="-c radik.device=gpu -c radik.force=on" on
-# a GPU host).
+# suites again on PostgreSQL 16, 17 and 18 (test/pg-versions.sh), then builds the Debian package,
+# installs it over the PostgreSQL 15 install and checks it (test/package.sh; RADIK_PACKAGE=0
+# leaves this out).  Prints each suite's summary and a last line "N passed, N failed" counting
+# suites; exits non-zero if any failed.  Extra postgres options for the throwaway cluster can be
+# given in RADIK_SERVER_OPTIONS; PGOPTIONS reaches every test session (for instance
+# PGOPTIONS="-c radik.device=gpu -c radik.force=on" on a GPU host).
 source "$(dirname "$0")/radik-env.sh"
 
 radik_setup
@@ -26,7 +27,7 @@ bash test/house.sh
 record house $?
 set -e
 
-say "suite 1: engine unit tests (test/engine/engine_test)"
+say "suite: engine unit tests (test/engine/engine_test)"
 set +e
 make -s engine-test ${RADIK_MAKE_FLAGS:-} 2>&1 | tee /tmp/radik-engine-test.log | tail -n 25
 record engine "${PIPESTATUS[0]}"
@@ -34,9 +35,9 @@ set -e
 
 radik_start_cluster ${RADIK_SERVER_OPTIONS:-}
 
-say "suite 2 and 3: regression and isolation tests (make installcheck)"
+say "suites: regression and isolation tests (make installcheck)"
 set +e
-# TAP_TESTS= leaves the TAP tests to suite 4, which runs them as an ordinary user
+# TAP_TESTS= leaves the TAP tests to their own suite, which runs them as an ordinary user
 make -s installcheck TAP_TESTS= ${RADIK_MAKE_FLAGS:-} > /tmp/radik-installcheck.log 2>&1
 status=$?
 set -e
@@ -55,7 +56,7 @@ record readme $?
 set -e
 
 if compgen -G "test/t/*.pl" >/dev/null; then
-	say "suite 4: TAP tests (make prove_installcheck, as user postgres in a copy of the tree)"
+	say "suite: TAP tests (make prove_installcheck, as user postgres in a copy of the tree)"
 	tapdir=$(mktemp -d /tmp/radik-tap.XXXXXX)
 	tar --exclude=./.git -cf - . | tar -xf - -C "$tapdir"
 	chown -R postgres "$tapdir"
@@ -78,6 +79,8 @@ for major in ${RADIK_PG_VERSIONS-16 17 18}; do
 	record "postgresql-$major" $?
 	set -e
 done
+
+[ "${RADIK_PACKAGE:-1}" = 0 ] || { say "suite: Debian package (test/package.sh)"; set +e; bash test/package.sh; record package $?; set -e; }
 
 say "summary"
 [ -n "$failed_names" ] && echo "failed suites:$failed_names"
