@@ -4,7 +4,8 @@
 # Builds t(id int8, v float4, i8 int8, ts timestamptz, grp int4, name text, n numeric) of --rows
 # rows (v, i8 and n random, ts in insertion order as in an append-mostly table, grp one of 1000
 # groups, name a random 32-character text), as one table or --partitions range partitions of id,
-# then times each query shape for each k and each
+# with statistics on id / 50 (the group of the 1M-group shapes, which a work_mem large enough for
+# a million groups' best rows lets radik take: --set work_mem=256MB), then times each query shape for each k and each
 # max_parallel_workers_per_gather, once with radik.enabled = off and once with radik.force = on,
 # in each regime:
 #   prewarmed   the table loaded into shared_buffers with pg_prewarm first
@@ -65,6 +66,9 @@ shape_sql() {
 	text) echo "SELECT * FROM t ORDER BY name LIMIT $2" ;;
 	rownumber) echo "SELECT * FROM (SELECT grp, v, row_number() OVER (PARTITION BY grp ORDER BY v DESC) AS r FROM t) s WHERE r <= $2" ;;
 	distinct) echo "SELECT DISTINCT ON (grp) * FROM t ORDER BY grp, v DESC" ;;
+	rankties) echo "SELECT * FROM (SELECT grp, floor(v * 10) AS d, rank() OVER (PARTITION BY grp ORDER BY floor(v * 10) DESC) AS r FROM t) s WHERE r <= $2" ;;
+	rownumber1m) echo "SELECT * FROM (SELECT id / 50 AS g, v, row_number() OVER (PARTITION BY id / 50 ORDER BY v DESC) AS r FROM t) s WHERE r <= $2" ;;
+	distinct1m) echo "SELECT DISTINCT ON (id / 50) * FROM t ORDER BY id / 50, v DESC" ;;
 	*) return 1 ;;
 	esac
 }
@@ -78,10 +82,13 @@ shape_keys() {
 	text) echo "name" ;;
 	rownumber) echo "grp, v, r" ;;
 	distinct) echo "grp, v" ;;
+	rankties) echo "grp, d, r" ;;
+	rownumber1m) echo "g, v, r" ;;
+	distinct1m) echo "id / 50, v" ;;
 	esac
 }
 if [ "${list:-0}" = 1 ]; then
-	for s in v i8 star where like expr ties numeric latest text rownumber distinct; do
+	for s in v i8 star where like expr ties numeric latest text rownumber distinct rankties rownumber1m distinct1m; do
 		printf '%-10s %s\n' "$s" "$(shape_sql $s k)"
 	done
 	exit 0
@@ -107,6 +114,7 @@ SELECT g, random()::float4, (random() * 9e18)::int8,
 	timestamptz '2024-01-01 00:00+00' + g * interval '1 second', (random() * 999)::int4,
 	md5(random()::text), round((random() * 1e8)::numeric, 2)
 FROM generate_series(1, $rows) g;
+CREATE STATISTICS t_id50 ON (id / 50) FROM t;
 VACUUM ANALYZE t;
 SQL
 fi

@@ -463,9 +463,38 @@ fetch_rows_at(RadikScanState *state, int64 start, int64 n, HeapTuple *rows)
 }
 
 /*
+ * Keep a copy of a candidate fetched for sorting as if the scan had carried it, while the copies
+ * stay within work_mem (in context, the selection's), so that returning it needs no second fetch.
+ */
+static void
+keep_fetched_row(RadikScanState *state, int64 position, HeapTuple row, MemoryContext context,
+				 Size *kept_bytes)
+{
+	Size		size = RADIK_CARRIED_ROW_HEADER + row->t_len;
+	RadikCarriedRow *copy;
+
+	if (state->output_from_keys ||
+		(state->carried != NULL && state->carried[position] != NULL))
+		return;
+	if (*kept_bytes + size > (Size) work_mem * 1024)
+		return;
+	if (state->carried == NULL)
+		state->carried = MemoryContextAllocExtended(context,
+													Max(state->ntids, 1) * sizeof(RadikCarriedRow *),
+													MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	copy = MemoryContextAlloc(context, size);
+	copy->tid = row->t_self;
+	copy->len = row->t_len;
+	memcpy((char *) copy + RADIK_CARRIED_ROW_HEADER, row->t_data, row->t_len);
+	state->carried[position] = copy;
+	*kept_bytes += size;
+}
+
+/*
  * Order the candidate rows by all sort keys with a tuplesort bounded to the rows wanted (< 0:
  * all of them), and replace state->tids (and state->carried) with the result.  The sorted tuples
- * hold the keys and the candidate's position.
+ * hold the keys and the candidate's position.  The candidates fetched here are kept, within
+ * work_mem, for returning (keep_fetched_row).
  */
 static void
 sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
@@ -482,6 +511,8 @@ sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 	ItemPointerData *sorted;
 	RadikCarriedRow **sorted_carried = NULL;
 	int64		nsorted = 0;
+	MemoryContext selection_context = CurrentMemoryContext;
+	Size		kept_bytes = 0;
 
 	desc = CreateTemplateTupleDesc(nkeys + 1);
 	attnums = palloc(nkeys * sizeof(AttrNumber));
@@ -521,6 +552,7 @@ sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
 		for (int64 i = 0; i < n; i++)
 		{
 			CHECK_FOR_INTERRUPTS();
+			keep_fetched_row(state, start + i, rows[i], selection_context, &kept_bytes);
 			ExecStoreHeapTuple(rows[i], row_slot, false);
 			ResetExprContext(econtext);
 			econtext->ecxt_scantuple = row_slot;
