@@ -12,9 +12,10 @@
 #   restarted   the server restarted first (--restart); a table larger than a quarter of
 #               shared_buffers is then read through a small ring of buffers, from the operating
 #               system's page cache, on every scan
-# A cell is the median of --reps runs (EXPLAIN ANALYZE's execution time, after one warm-up run in
-# the same session, which also starts the GPU); each cell also checks that both plans return the
-# same sort key values.  With --clients, pgbench runs the star shape (k = 100, no workers) with N
+# A cell is the median of --reps runs (EXPLAIN ANALYZE's execution time) after one warm-up run in
+# the same session, which also starts the GPU and hashes the answer's sort key values: each cell
+# checks that both plans returned the same ones.  With --clients, pgbench runs the star shape
+# (k = 100, no workers) with N
 # concurrent clients for --seconds, each plan in turn, and reports transactions per second.
 #
 # --set "name=value ..." applies settings to both plans' sessions (for instance jit=on
@@ -23,13 +24,13 @@
 #   usage: bench/queries.sh [--rows N] [--shapes "v star ..."] [--ks "10 100"] [--workers "0 2 8"]
 #                           [--regimes "prewarmed restarted"] [--reps N] [--restart CMD]
 #                           [--clients "32 128"] [--seconds N] [--partitions N]
-#                           [--set "name=value ..."] [--reuse-table]
+#                           [--set "name=value ..."] [--reuse-table] [--load-jobs N]
 #   shapes: see shape_sql below; `bench/queries.sh --list` prints them.
 set -euo pipefail
 
 rows=50000000 shapes="v star where like expr" ks=100 workers="0 2 8"
 regimes="prewarmed restarted" reps=3 restart_cmd="" clients="" seconds=30 reuse=0 partitions=0
-settings=""
+settings="" load_jobs=1
 command_line="$0 $*"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -45,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--partitions) partitions=$2; shift ;;
 	--set) settings=$2; shift ;;
 	--reuse-table) reuse=1 ;;
+	--load-jobs) load_jobs=$2; shift ;;
 	--list) list=1 ;;
 	*) echo "unknown option $1" >&2; exit 2 ;;
 	esac
@@ -108,47 +110,44 @@ if [ "$reuse" != 1 ] || [ "$(psql_q -c "SELECT count(*) FROM t" 2>/dev/null)" !=
 		psql_q -c "CREATE TABLE t_$p PARTITION OF t FOR VALUES FROM ($((p * rows / partitions + 1)))
 			TO ($(((p + 1) * rows / partitions + 1)))"
 	done
-	psql_q <<SQL
+	# --load-jobs sessions insert consecutive slices of id at once (the rows then lie in a few
+	# runs of id order instead of one)
+	for j in $(seq 0 $((load_jobs - 1))); do
+		psql_q <<SQL &
 INSERT INTO t
 SELECT g, random()::float4, (random() * 9e18)::int8,
 	timestamptz '2024-01-01 00:00+00' + g * interval '1 second', (random() * 999)::int4,
 	md5(random()::text), round((random() * 1e8)::numeric, 2)
-FROM generate_series(1, $rows) g;
-CREATE STATISTICS t_id50 ON (id / 50) FROM t;
-VACUUM ANALYZE t;
+FROM generate_series($((j * rows / load_jobs + 1)), $(((j + 1) * rows / load_jobs))) g;
 SQL
+	done
+	wait
+	psql_q -c "CREATE STATISTICS t_id50 ON (id / 50) FROM t" -c "VACUUM ANALYZE t"
 fi
 # The --set settings as SET commands, and as -c options for pgbench.
 set_commands=$(for kv in $settings; do printf "SET %s = '%s'; " "${kv%%=*}" "${kv#*=}"; done)
 set_options=$(for kv in $settings; do printf -- '-c %s ' "$kv"; done)
 
-# ms PLAN WORKERS QUERY: one cell's median, in a session of its own
+# ms PLAN WORKERS QUERY KEYS: one cell in a session of its own: "median-ms key-hash"
 ms() {
 	local setting="SET radik.enabled = off"
 	[ "$1" = radik ] && setting="SET radik.force = on"
 	psql_q -c "LOAD 'radik'" -c "$setting; $set_commands" -c "SET max_parallel_workers_per_gather = $2" \
 		-f - <<SQL | tail -1
-CREATE FUNCTION pg_temp.bench_ms(q text, reps int) RETURNS float8 LANGUAGE plpgsql AS \$\$
-DECLARE times float8[] := '{}'; line text; ms float8;
+CREATE FUNCTION pg_temp.bench_ms(q text, keys text, reps int) RETURNS text LANGUAGE plpgsql AS \$\$
+DECLARE times float8[] := '{}'; line text; ms float8; hash text;
 BEGIN
-	FOR i IN 0..reps LOOP
+	EXECUTE format('SELECT md5(string_agg(ROW(%s)::text, '','')) FROM (%s) s', keys, q) INTO hash;
+	FOR i IN 1..reps LOOP
 		FOR line IN EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) ' || q LOOP
 			IF line LIKE 'Execution Time:%' THEN ms := substring(line FROM 'Execution Time: ([0-9.]+)')::float8; END IF;
 		END LOOP;
-		IF i > 0 THEN times := times || ms; END IF;
+		times := times || ms;
 	END LOOP;
-	RETURN (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(times) x);
+	RETURN (SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::numeric, 1) FROM unnest(times) x) || ' ' || hash;
 END \$\$;
-SELECT round(pg_temp.bench_ms(\$q\$$3\$q\$, $reps)::numeric, 1);
+SELECT pg_temp.bench_ms(\$q\$$3\$q\$, \$k\$$4\$k\$, $reps);
 SQL
-}
-
-# same QUERY KEYS: do both plans return the same key values, in order?
-same() {
-	psql_q -c "LOAD 'radik'" \
-		-c "SET radik.enabled = off; $set_commands" -c "CREATE TEMP TABLE a AS SELECT md5(string_agg(ROW($2)::text, ',')) h FROM ($1) s" \
-		-c "SET radik.enabled = on; SET radik.force = on" -c "CREATE TEMP TABLE b AS SELECT md5(string_agg(ROW($2)::text, ',')) h FROM ($1) s" \
-		-c "SELECT CASE WHEN a.h = b.h THEN 'yes' ELSE 'NO' END FROM a, b"
 }
 
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')  host: $(hostname)  cores: $(nproc)  gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)"
@@ -167,10 +166,10 @@ for regime in $regimes; do
 		for k in $ks; do
 			q=$(shape_sql "$shape" "$k")
 			for w in $workers; do
-				pg=$(ms postgres "$w" "$q")
-				rk=$(ms radik "$w" "$q")
+				read -r pg pg_hash <<<"$(ms postgres "$w" "$q" "$(shape_keys "$shape")")"
+				read -r rk rk_hash <<<"$(ms radik "$w" "$q" "$(shape_keys "$shape")")"
 				printf '| %s | `%s` | %s | %s | %s | %s | %s |\n' "$regime" "$q" "$w" "$pg" "$rk" \
-					"$(python3 -c "print(f'{$pg/$rk:.1f}x')")" "$(same "$q" "$(shape_keys "$shape")")"
+					"$(python3 -c "print(f'{$pg/$rk:.1f}x')")" "$([ "$pg_hash" = "$rk_hash" ] && echo yes || echo NO)"
 			done
 		done
 	done
