@@ -53,31 +53,31 @@ SELECT radik_compare('SELECT id FROM radik_t ORDER BY i4, id LIMIT 3 OFFSET NULL
 -- radik computes the keys again for the rows tied on the first one, and sorts them; those too
 -- must be rows the policy lets through (the function counts in a sequence, which no rollback
 -- undoes, every row outside the policy it is shown).
-CREATE TABLE radik_review_rls AS SELECT id, grp, few, f8 FROM radik_t;
-ALTER TABLE radik_review_rls ENABLE ROW LEVEL SECURITY;
-CREATE POLICY radik_review_grp ON radik_review_rls USING (grp = 2);
-CREATE ROLE regress_radik_review;
-GRANT SELECT ON radik_review_rls TO regress_radik_review;
-CREATE SEQUENCE radik_review_leaked;
-GRANT USAGE ON SEQUENCE radik_review_leaked TO regress_radik_review;
-CREATE FUNCTION radik_review_leak(g int4, v int2) RETURNS int2
+CREATE TABLE radik_scan_node_rls AS SELECT id, grp, few, f8 FROM radik_t;
+ALTER TABLE radik_scan_node_rls ENABLE ROW LEVEL SECURITY;
+CREATE POLICY radik_scan_node_grp ON radik_scan_node_rls USING (grp = 2);
+CREATE ROLE regress_radik_scan_node;
+GRANT SELECT ON radik_scan_node_rls TO regress_radik_scan_node;
+CREATE SEQUENCE radik_scan_node_leaked;
+GRANT USAGE ON SEQUENCE radik_scan_node_leaked TO regress_radik_scan_node;
+CREATE FUNCTION radik_scan_node_leak(g int4, v int2) RETURNS int2
 LANGUAGE plpgsql STABLE COST 0.0001 AS $$
 BEGIN
 	IF g <> 2 THEN
-		PERFORM nextval('radik_review_leaked');
+		PERFORM nextval('radik_scan_node_leaked');
 	END IF;
 	RETURN v;
 END $$;
-SET ROLE regress_radik_review;
-SELECT radik_compare('SELECT id FROM radik_review_rls ORDER BY radik_review_leak(grp, few), f8, id LIMIT 10') AS leaky_first_key,
-	   radik_compare('SELECT id FROM radik_review_rls ORDER BY few DESC, radik_review_leak(grp, few), id LIMIT 10') AS leaky_second_key;
+SET ROLE regress_radik_scan_node;
+SELECT radik_compare('SELECT id FROM radik_scan_node_rls ORDER BY radik_scan_node_leak(grp, few), f8, id LIMIT 10') AS leaky_first_key,
+	   radik_compare('SELECT id FROM radik_scan_node_rls ORDER BY few DESC, radik_scan_node_leak(grp, few), id LIMIT 10') AS leaky_second_key;
 RESET ROLE;
-SELECT is_called AS leaked FROM radik_review_leaked;
-DROP FUNCTION radik_review_leak(int4, int2);
-DROP SEQUENCE radik_review_leaked;
-DROP TABLE radik_review_rls;
-DROP OWNED BY regress_radik_review;
-DROP ROLE regress_radik_review;
+SELECT is_called AS leaked FROM radik_scan_node_leaked;
+DROP FUNCTION radik_scan_node_leak(int4, int2);
+DROP SEQUENCE radik_scan_node_leaked;
+DROP TABLE radik_scan_node_rls;
+DROP OWNED BY regress_radik_scan_node;
+DROP ROLE regress_radik_scan_node;
 
 -- Cursors walk radik's rows backward as PostgreSQL's Sort lets them: FETCH BACKWARD, PRIOR,
 -- ABSOLUTE and LAST, in a SCROLL cursor (no Material node needed) and in a cursor declared
