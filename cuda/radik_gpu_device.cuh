@@ -1,7 +1,7 @@
 /*
  * radik_gpu_device.cuh
  *	  The CUDA engine's internal entry points for callers whose keys already live on the device:
- *	  the benchmark (test/engine/engine_bench.cu) and, later, any caller that builds its keys on
+ *	  the benchmark (bench/engine/engine_bench.cu) and, later, any caller that builds its keys on
  *	  the GPU.  The PostgreSQL side never uses this header; it goes through radik_engine.h.
  */
 #ifndef RADIK_GPU_DEVICE_CUH

@@ -1,11 +1,12 @@
 /*
  * radik_gpu_switches.c
  *	  The CUDA engine's switches (radik_gpu_switches.h): the shipped choices and, built with
- *	  RADIK_GPU_SWITCHES for the engine's programs in test/engine, setters that change them.
+ *	  RADIK_GPU_SWITCHES for the engine's programs (test/engine, bench/engine), setters that
+ *	  change them.
  *
  * A C file of its own, so that radik.so and the programs that measure and test the engine link
  * the same CUDA objects: only this file is compiled twice.  The shipped choices, measured on an
- * H200 with test/engine/engine_bench --variants:
+ * H200 with bench/engine/engine_bench --variants:
  *  - the one-pass small-k path first: 2^20 float keys, k = 16: 0.030 ms against 0.081 for the
  *    general rounds;
  *  - the speculative first pass: 2^30 float keys, k = 16: 1.27 ms against 3.73 for two passes;

@@ -1,13 +1,13 @@
 /*
  * radik_gpu_switches.h
  *	  Switches that choose among the CUDA engine's paths, for measuring the paths against each
- *	  other (test/engine/engine_bench.cu) and for testing the general rounds on inputs the one-pass
- *	  small-k path would take (test/engine/engine_test.c).
+ *	  other (bench/engine/engine_bench.cu) and for testing the general rounds on inputs the
+ *	  one-pass small-k path would take (test/engine/engine_test.c).
  *
  * The engine reads them at every selection through radik_gpu_get_switches.  In radik.so they are
  * fixed at the shipped choices; only a build of radik_gpu_switches.c with RADIK_GPU_SWITCHES
- * defined, which the Makefile makes for the engine's programs in test/engine alone, has the
- * setters.  The CUDA objects are the same in both.
+ * defined, which the Makefile makes for the engine's programs alone (test/engine and
+ * bench/engine), has the setters.  The CUDA objects are the same in both.
  */
 #ifndef RADIK_GPU_SWITCHES_H
 #define RADIK_GPU_SWITCHES_H

@@ -4,12 +4,13 @@
 # radik.
 #
 # sqlsmith's queries seldom end in a top-level ORDER BY ... LIMIT (the answers to those are
-# compared with PostgreSQL's by sql/radik_fuzz.sql); what it exercises is everything else passing
-# through radik's planner hooks (joins, subqueries, LATERAL, window functions, CTEs, DML, the
-# members of partitioned and inheritance parents) and radik_topk() called with whatever arguments
-# sqlsmith finds for it.  Fails when a backend died (the server log's "terminated by signal" or
-# "was terminated") or when an error with SQLSTATE XX000 (internal error) was raised from one of
-# radik's source files; radik's errors for bad input have their own SQLSTATEs and are expected.
+# compared with PostgreSQL's by test/sql/radik_fuzz.sql); what it exercises is everything else
+# passing through radik's planner hooks (joins, subqueries, LATERAL, window functions, CTEs, DML,
+# the members of partitioned and inheritance parents) and radik_topk() called with whatever
+# arguments sqlsmith finds for it.  Fails when a backend died (the server log's "terminated by
+# signal" or "was terminated") or when an error with SQLSTATE XX000 (internal error) was raised
+# from one of radik's source files; radik's errors for bad input have their own SQLSTATEs and
+# are expected.
 #   usage: bash test/sqlsmith.sh [queries [seed]]   (as root; default 5000 queries, seed 1)
 #   RADIK_DEVICE picks radik.device (default auto: the GPU when there is one); SERVER_OPTIONS adds
 #   postgres options (e.g. "-c jit_above_cost=0", so that every plan goes through radik_jit.c).
