@@ -4,7 +4,7 @@
  *	  of each segment when k is a small share of its length.
  *
  * Most selections users ask for keep a few thousand keys of a million or more (LIMIT 10, a
- * leaderboard's top 1000, a batch of per-group top-k).  For them the general rounds
+ * leaderboard's top 1000, a batch of many small segments).  For them the general rounds
  * (radik_gpu_rounds.cuh, radik_gpu_filter.cuh) cost more in launches and one-block set-up kernels
  * than in reading the keys: about 20 launches, 0.15 ms for 16 segments of 2^20 keys that take
  * 15 us to read.  This path makes the same exact selection with three launches:
