@@ -3,64 +3,24 @@
  *	  The planner side of the RadiK Top-K custom scan: a create_upper_paths_hook that offers,
  *	  for SELECT ... FROM one_table [WHERE ...] ORDER BY keys LIMIT k [OFFSET m], a path that
  *	  yields the table's best k + m rows in order, and the function turning that path into a plan.
+ *	  The grouped paths of the window and distinct stages are radik_group_paths.c's.
  *
- * Why at the ordered stage: the path replaces "Sort over a scan" as a whole, so it belongs to the
- * ordered relation (UPPERREL_ORDERED), carrying the query's sort pathkeys; the core Limit node
- * that grouping_planner puts above every ordered path then applies OFFSET and the count, and
- * raises PostgreSQL's own errors for a negative LIMIT or OFFSET before radik runs.  The LIMIT and
- * OFFSET expressions travel with the plan and are evaluated when the node starts, so parameters
- * (PREPARE/EXECUTE, generic plans, PL/pgSQL variables) work.
+ * The path replaces "Sort over a scan" as a whole, so it belongs to the ordered relation
+ * (UPPERREL_ORDERED), carrying the query's sort pathkeys; the core Limit node that
+ * grouping_planner puts above every ordered path then applies OFFSET and the count, and raises
+ * PostgreSQL's own errors for a negative LIMIT or OFFSET before radik runs.  The LIMIT and OFFSET
+ * expressions travel with the plan and are evaluated when the node starts, so parameters
+ * (PREPARE/EXECUTE, generic plans, PL/pgSQL variables) work.  The node scans the base table
+ * itself (scanrelid is the table): its scan tuple is the heap tuple, its target list the ordered
+ * relation's target over the table's Vars, its quals the table's restriction clauses, run per row
+ * while selecting; the plan shape of postgres_fdw's ordered foreign paths, minus the remote side.
  *
- * The node scans the base table itself (scanrelid is the table), so its scan tuple is the heap
- * tuple, its target list is the ordered relation's target over the table's Vars, and the table's
- * restriction clauses become its quals, run per row while selecting.  This is the plan shape of
- * postgres_fdw's ordered foreign paths, minus the remote side.
- *
- * Partitioned tables, inheritance and UNION ALL of plain tables: the planner makes such a query's
- * table an append relation whose members (partitions, children, UNION ALL arms) are planned one by
- * one.  A set_rel_pathlist_hook offers each member that is a plain heap table the same node over
- * that member, yielding its own best k + m rows (and their ties) in order; PostgreSQL's Merge
- * Append then merges the members' rows and the Limit node above stops after k + m.  The best
- * k + m rows of the whole are among the union of each member's best k + m (and each member's
- * rows tied with its last hold every row tied with the whole's last), so any plan that reads the
- * members' nodes, Merge Append or a Sort over an Append, returns PostgreSQL's rows; members radik
- * cannot read keep their Sort.  Partition pruning, at plan time and at run time, works as for
- * any member path.
- *
- * radik declines, leaving PostgreSQL's paths untouched, wherever it could not return exactly
- * what PostgreSQL would: anything but plain heap tables (joins, TABLESAMPLE, foreign tables,
- * members of an append relation that are not plain tables), grouping, aggregates, DISTINCT,
- * window functions, set-returning functions in the target list, set operations (other than the
- * UNION ALL the planner flattens into an append relation), FOR UPDATE/SHARE, a volatile LIMIT or
- * OFFSET (the node evaluates them apart from the Limit node, so both must get the same value),
- * and sort keys that are volatile, of a type the engine cannot order, or ordered by a non-default
- * operator family or collation.  With several sort keys, or FETCH FIRST ... WITH TIES, the quals
- * must not be volatile either, because the executor may read the table twice to gather rows tied
- * on the first key.
- *
- * FETCH FIRST k ROWS WITH TIES: the node yields its k + m rows and then every row tied with the
- * last of them on the sort keys (radik_scan.c), and the Limit node above stops where the ties
- * end, as it does over a Sort.  (PostgreSQL's own plan cannot bound its sort there: it sorts
- * every row.)
- *
- * Parallel workers (radik_parallel.c) read the table with the backend running the query when the
- * query may run in parallel mode and the workers can evaluate the quals and the first key; the
- * node stays out of any Gather and starts them itself, so the planner only records how many
- * (radik_plan_workers) and asks the executor for parallel mode.
- *
- * Costs are meant to be honest against the Sort paths next to it, so that add_path picks the
- * faster plan: both pay for reading the table and running the quals (with workers, the per-row
- * part shared among the processes as cost_seqscan shares it, plus parallel_setup_cost);
- * PostgreSQL's top-N heapsort then pays about 2 * cpu_operator_cost * log2(2k) per row
- * (cost_sort), radik pays radik.key_cost per row, a fixed radik.selection_cost per query,
- * radik.gpu_startup_cost once per backend before it has started the GPU (only under
- * radik.device = gpu, where the query waits for the start, and on machines with an NVIDIA
- * device; under auto the GPU starts in the background while the CPU twin selects), and
- * returning its k rows: those the scan carried whole within work_mem at about the cost of a row
- * made from its key, the rest fetched by TID (with several sort keys, also fetching and sorting
- * the rows tied on the first key; when only the sort key's column is read, the rows are made
- * from their keys and nothing is fetched).  radik.force makes radik's path the only one
- * wherever radik can answer.
+ * A set_rel_pathlist_hook offers the same node over each member of an append relation
+ * (add_member_topk_path).  radik declines, leaving PostgreSQL's paths untouched, wherever it
+ * could not return exactly what PostgreSQL would (query_shape_supported).  FETCH FIRST k ROWS
+ * WITH TIES: the node yields its k + m rows and every row tied with the last of them
+ * (radik_scan.c), and the Limit node stops where the ties end, as over a Sort (which PostgreSQL
+ * cannot bound there: it sorts every row).  Workers: radik_plan_workers; costs: cost_topk_path.
  */
 #include "postgres.h"
 
@@ -180,6 +140,17 @@ radik_planner_init(void)
 /*
  * Is this query's shape one radik answers exactly: a SELECT with ORDER BY and LIMIT/OFFSET and
  * nothing between the scan of its one relation and the sort?
+ *
+ * radik declines wherever it could not return exactly what PostgreSQL would: anything but plain
+ * heap tables (joins, TABLESAMPLE, foreign tables, members of an append relation that are not
+ * plain tables: radik_table_readable), grouping, aggregates, DISTINCT, window functions (the
+ * grouped paths of radik_group_paths.c aside), set-returning functions in the target list, set
+ * operations (other than the UNION ALL the planner flattens into an append relation), FOR
+ * UPDATE/SHARE, a volatile LIMIT or OFFSET (the node evaluates them apart from the Limit node, so
+ * both must get the same value), and sort keys that are volatile, of a type the engine cannot
+ * order, or ordered by a non-default operator family or collation (supported_sort_keys).  With
+ * several sort keys, or FETCH FIRST ... WITH TIES, the quals must not be volatile either, because
+ * the executor may read the table twice to gather rows tied on the first key (make_topk_path).
  */
 static bool
 query_shape_supported(PlannerInfo *root)
@@ -436,7 +407,9 @@ contains_non_extern_param(Node *node, void *context)
 /*
  * How many parallel workers should extract keys with the backend running the query, provided the
  * query may run in parallel mode at all and the workers can evaluate the quals and the sort keys
- * (parallel safe, and no Param but the query's own parameters, which are sent along).
+ * (parallel safe, and no Param but the query's own parameters, which are sent along).  The node
+ * stays out of any Gather and starts them itself (radik_parallel.c), so the planner only records
+ * how many and asks the executor for parallel mode.
  *
  * The table's parallel_workers option rules, as for any parallel scan.  Otherwise radik asks for
  * one worker per min_parallel_table_scan_size of table, up to max_parallel_workers_per_gather,
@@ -496,8 +469,22 @@ radik_parallel_divisor(int workers)
 }
 
 /*
- * Fill in the path's costs: see the file header for what is counted.  gpu_startup_share is the
- * part of radik.gpu_startup_cost this path pays (the members of an append relation share it).
+ * Fill in the path's costs, meant to be honest against the Sort paths next to it, so that
+ * add_path picks the faster plan.  Both pay for reading the table and running the quals (with
+ * workers, the per-row part shared among the processes as cost_seqscan shares it, plus
+ * parallel_setup_cost); PostgreSQL's top-N heapsort then pays about
+ * 2 * cpu_operator_cost * log2(2k) per row (cost_sort).  radik pays radik.key_cost per row, a
+ * fixed radik.selection_cost per query, radik.gpu_startup_cost once per backend before it has
+ * started the GPU (only under radik.device = gpu, where the query waits for the start, and on
+ * machines with an NVIDIA device; under auto the GPU starts in the background while the CPU twin
+ * selects), and returning its k rows: those the scan carried whole within work_mem at about the
+ * cost of a row made from its key, the rest fetched by TID (with several sort keys, also fetching
+ * and sorting the rows tied on the first key; when only the sort key's column is read, the rows
+ * are made from their keys and nothing is fetched).  radik.force makes radik's path the only one
+ * wherever radik can answer (radik_add_path).
+ *
+ * gpu_startup_share is the part of radik.gpu_startup_cost this path pays (the members of an
+ * append relation share it).
  */
 static void
 cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List *quals,
@@ -792,7 +779,14 @@ count_readable_members(PlannerInfo *root, RelOptInfo *member_rel)
 /*
  * A member of the append relation that is the query's one relation (a partition, an inheritance
  * child, a UNION ALL arm): radik's node over the member, in the query's order, beside the
- * member's own paths (see the file header).
+ * member's own paths.  The planner plans such a query's members one by one; each member that is
+ * a plain heap table gets the node, yielding its own best k + m rows (and their ties) in order;
+ * PostgreSQL's Merge Append then merges the members' rows and the Limit node above stops after
+ * k + m.  The best k + m rows of the whole are among the union of each member's best k + m (and
+ * each member's rows tied with its last hold every row tied with the whole's last), so any plan
+ * that reads the members' nodes, Merge Append or a Sort over an Append, returns PostgreSQL's
+ * rows; members radik cannot read keep their Sort.  Partition pruning, at plan time and at run
+ * time, works as for any member path.
  */
 static void
 add_member_topk_path(PlannerInfo *root, RelOptInfo *member_rel)

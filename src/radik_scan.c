@@ -5,46 +5,20 @@
  *	  and projected; rescan.  Its EXPLAIN output is radik_scan_explain.c's.
  *
  * The node is lazy: nothing is read at executor start.  On the first call it evaluates its LIMIT
- * and OFFSET expressions (as the Limit node above it does, in the same order and with the same
- * errors, though the Limit node has raised any of them already), then asks radik_select_rows for
- * the TIDs of the best count + offset rows by the first sort key.  With one sort key that is the
- * answer.  With several, the engine returns every row tied with the last one on the first key
- * too, and the node sorts those candidates by all keys with a bounded tuplesort, using
- * PostgreSQL's own comparators, so that ties on the first key are broken exactly as a Sort node
- * would break them; so it does with one key of type numeric, whose engine key only summarizes
- * the value (radik_datum_keys.c).  FETCH FIRST ... WITH TIES asks for the tied rows with one
- * exact key as well, and sorts candidates without a bound: the node returns the count + offset
- * rows and then the rows tied with the last of them, among others, and the Limit node above
- * stops at the first row not tied on all the sort keys, as it does over a Sort.
+ * and OFFSET expressions as the Limit node above it does (rows_wanted), then asks
+ * radik_select_rows for the TIDs of the best count + offset rows by the first sort key
+ * (run_selection; a grouped node asks radik_select_groups for each group's best rows).  With one
+ * exact sort key that is the answer (with the tied rows, for WITH TIES); with several keys, a
+ * numeric key or groups, the candidates are then sorted by all keys with PostgreSQL's own
+ * comparators (sort_candidates_by_all_keys).  Most rows are returned as the scan carried them
+ * (radik_carry.h); the others are fetched by TID in batches (fetch_batch), and a query that reads
+ * nothing but its one sort key column gets rows made from the keys.
  *
- * Most rows need no fetch: the scan carried copies of the rows it handed to the engine, within
- * work_mem (radik_carry.h), and returns them as they are.  The others (when the copies outgrew
- * work_mem, rows whose key is NULL) are fetched by TID with the query's
- * snapshot (the row versions the selection saw) and returned in order, ExecScan projecting the
- * target list.  Fetching a million rows one
- * by one in key order jumps all over the table, so they are fetched in batches: the next rows in
- * key order, as many as fit in work_mem, are fetched in TID order (radik_fetch.c: each page read
- * and locked once per batch, each row checked against the snapshot as heap_fetch checks it),
- * copied, and returned from memory in key order.  (radik plans only heap tables, so it reads heap
- * pages itself rather than through the table AM's one-row-at-a-time fetch.)  When the query reads
- * nothing but a single sort key column (SELECT v ... ORDER BY v), the rows are not fetched at
- * all: each is made from its selected key, turned back into its value, except the rare keys that
- * stand for several values (a float zero, which may be -0, and NaN), whose rows are fetched.
- *
- * The quals run during the selection only, in the plan's order, which is PostgreSQL's; the
- * node's ps.qual is cleared so that ExecScan does not run them a second time on the rows
- * returned.  With them run clauses that compute the later sort keys of every row for their
- * errors alone (selection_quals), as a Sort's input computes every key of every row.  When the
- * plan has workers and the executor runs in parallel mode, the selection hands them those
- * clauses and the first key as plan expressions, with the query's parameters, to read part of
- * the table (radik_parallel.c).
- *
- * The selected TIDs stay in memory until the end or a rescan, so the node also walks them
- * backward (a cursor's FETCH BACKWARD) without a Material node above it, as a Sort would.
- *
- * A rescan (the node under a correlated subquery or LATERAL) forgets the selection when a
- * parameter it depends on has changed: the next call reevaluates the limits and selects again.
- * Otherwise the rows selected are returned again, as a Sort node rewinds.
+ * The quals run during the selection only, in the plan's order, which is PostgreSQL's
+ * (selection_quals); ExecScan does not run them again.  The selected TIDs stay in memory until
+ * the end or a rescan, so the node also walks them backward (a cursor's FETCH BACKWARD) without
+ * a Material node above it, as a Sort would; a rescan selects again only when a parameter the
+ * node depends on has changed (radik_scan_rescan).
  *
  * PostgreSQL 15 gives a custom scan a virtual scan slot and compiles its target list and quals for
  * it before BeginCustomScan runs; this node stores heap tuple copies in its scan slot, so it
@@ -197,6 +171,10 @@ computed_for_errors(Expr *expr)
  * key that fails on some row fails its query; the node needs the other keys only for the rows
  * tied on the selected key, but computes them for every row too, so that such a query raises the
  * same error.  (A selected key that is the only expression is computed for every row anyway.)
+ * The node's ps.qual is cleared so that ExecScan does not run the quals a second time on the rows
+ * returned.  When the plan has workers and the executor runs in parallel mode, the selection
+ * hands them these clauses and the selected key as plan expressions, with the query's
+ * parameters, to read part of the table (radik_parallel.c).
  */
 static List *
 selection_quals(CustomScan *cscan, const RadikSortKey *keys, int nkeys, int selecting)
@@ -386,7 +364,8 @@ group_count(RadikScanState *state)
 
 /*
  * The number of rows to select, count + offset, evaluated as the Limit node evaluates them
- * (OFFSET first, then LIMIT, with its errors); -1 for no limit.
+ * (OFFSET first, then LIMIT, with its errors, though the Limit node above has raised any of them
+ * already); -1 for no limit.
  */
 static int64
 rows_wanted(RadikScanState *state)
@@ -495,6 +474,14 @@ keep_fetched_row(RadikScanState *state, int64 position, HeapTuple row, MemoryCon
  * all of them), and replace state->tids (and state->carried) with the result.  The sorted tuples
  * hold the keys and the candidate's position.  The candidates fetched here are kept, within
  * work_mem, for returning (keep_fetched_row).
+ *
+ * With several sort keys the engine returns every row tied with the last one on the first key
+ * too, and this sort, with PostgreSQL's own comparators, breaks ties on the first key exactly as
+ * a Sort node would; so it does with one key of type numeric, whose engine key only summarizes
+ * the value (radik_datum_keys.c).  FETCH FIRST ... WITH TIES asks for the tied rows with one
+ * exact key as well, and sorts candidates without a bound: the node returns the count + offset
+ * rows and then the rows tied with the last of them, among others, and the Limit node above
+ * stops at the first row not tied on all the sort keys, as it does over a Sort.
  */
 static void
 sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)
@@ -690,6 +677,17 @@ key_row_from_template(HeapTuple template, Form_pg_attribute key_att, Datum value
  * rows carried by the scan as they are, the others fetched in TID order.  When the target list
  * reads only the key column, a row is made from its key instead (the other columns NULL, never
  * read), and only the rows whose key does not tell their value exactly are fetched.
+ *
+ * Most rows need no fetch: the scan carried copies of the rows it handed to the engine, within
+ * work_mem (radik_carry.h).  The others (when the copies outgrew work_mem, rows whose key is
+ * NULL) are fetched by TID with the query's snapshot (the row versions the selection saw).
+ * Fetching a million rows one by one in key order jumps all over the table, so the next rows in
+ * key order, as many as fit in work_mem, are fetched in TID order (radik_fetch.c: each page read
+ * and locked once per batch, each row checked against the snapshot as heap_fetch checks it),
+ * copied, and returned from memory in key order; ExecScan projects the target list.  (radik
+ * plans only heap tables, so it reads heap pages itself rather than through the table AM's
+ * one-row-at-a-time fetch.)  The keys that stand for several values (a float zero, which may be
+ * -0, and NaN) do not tell their value exactly.
  */
 static void
 fetch_batch(RadikScanState *state, int64 start)
@@ -821,9 +819,11 @@ radik_scan_rescan(CustomScanState *node)
 	RadikScanState *state = (RadikScanState *) node;
 
 	/*
-	 * When no parameter the node depends on has changed, the same snapshot gives the same rows:
-	 * return the selection again from the start, as a Sort rewinds its sorted output, so that a
-	 * cursor rewound (FETCH ABSOLUTE, FIRST) sees rows tied on the sort keys in the same order.
+	 * A rescan (the node under a correlated subquery or LATERAL) forgets the selection when a
+	 * parameter the node depends on has changed: the next call reevaluates the limits and
+	 * selects again.  When none has, the same snapshot gives the same rows: return the selection
+	 * again from the start, as a Sort rewinds its sorted output, so that a cursor rewound (FETCH
+	 * ABSOLUTE, FIRST) sees rows tied on the sort keys in the same order.
 	 */
 	if (state->selected && node->ss.ps.chgParam == NULL)
 	{

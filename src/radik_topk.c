@@ -6,42 +6,23 @@
  * Two forms, because SQL cannot give one function a result type that depends on a table named
  * by a value:
  *  - radik_topk(tbl regclass | text, col name, k bigint, ...) RETURNS TABLE(rank, row_id):
- *    which rows, as heap TIDs in rank order, for callers that hold the table's name as a value.
- *    The text overload exists only so that a plain literal ('events') is not ambiguous between
- *    the regclass form and the polymorphic one; it reads the name as regclass input does.
+ *    which rows, as heap TIDs in rank order.  The text overload only keeps a plain literal
+ *    ('events') from being ambiguous with the row form (radik_topk_tids_by_name).
  *  - radik_topk(rowtype anyelement, col name, k bigint, ...) RETURNS SETOF anyelement, called
- *    as radik_topk(NULL::events, 'score', 10): the rows themselves.  The table is the one whose
- *    row type the first argument has; its value is ignored.  This form cannot be STRICT (its
- *    first argument is normally NULL), so it checks its other arguments itself and, like a
- *    STRICT function, returns nothing when one of them is NULL.
+ *    as radik_topk(NULL::events, 'score', 10): the rows themselves, of the table whose row type
+ *    the first argument has (its value is ignored); with group_by, the k rows of each group.
  *
  * Both run radik_select_rows() (radik_select.c), the code path of the custom scan, so types,
  * NaN and -0.0, snapshot and device follow the same rules as ORDER BY ... LIMIT.  NULL keys are
  * never selected by default ("top" implies a value); nulls => 'first' or 'last' place them as
- * ORDER BY's NULLS FIRST / NULLS LAST would.
- *
- * radik reads a heap table's pages itself; some tables keep their rows elsewhere: a partitioned
- * table in its partitions, an inheritance parent in its children too, a foreign table on
- * another server, a table of another access method (columnar, ...) in its own format, a table
- * Citus distributes (listed in Citus's catalog pg_dist_partition) on its worker nodes, its
- * coordinator holding an empty or stale shell.  Reading such a table's own heap would return
- * wrong rows without an error, so the row form asks PostgreSQL the equivalent query instead
- * (select_by_query: SELECT * ... ORDER BY col LIMIT k, which the planner, the foreign data
- * wrapper or Citus answers, radik's custom scan included where it can), and the row-id form,
- * whose heap TIDs would not name those rows, refuses with an error that says what to use.
- *
- * The function reads the table with the caller's snapshot, so it is STABLE; it is PARALLEL
- * RESTRICTED because a parallel worker cannot read the leader's temporary tables, which the
- * planner cannot see behind a function call.
- *
- * Security is what the equivalent SELECT would need, checked as the executor checks it:
- * SELECT on the table, or on the key column and on every column returned (ctid for the
- * regclass form, every column for the row form).  Row-level security policies are applied: the
- * rewriter's own get_row_security_policies() gives the quals a SELECT would get, and they are
- * evaluated on every row before its key is read.  A policy containing a subquery would need the
- * planner: the row form then asks the equivalent query too, and the row-id form refuses.  Names
- * are resolved as identifiers (regclass input, get_attnum on the column name as given); the
- * equivalent query names the table and the column by their catalog names, quoted.
+ * ORDER BY's NULLS FIRST / NULLS LAST would.  Where radik cannot read the rows itself (a table
+ * that keeps them outside its own heap: rows_place; a row-level security policy with a
+ * subquery), the row form runs the equivalent query (select_by_query) and the row-id form
+ * refuses; group_by, too, runs the equivalent window query, which radik's planner answers.
+ * Privileges and row-level security are those of the equivalent SELECT (check_selectable,
+ * row_security_quals).  The function reads the table with the caller's snapshot, so it is
+ * STABLE; it is PARALLEL RESTRICTED because a parallel worker cannot read the leader's temporary
+ * tables, which the planner cannot see behind a function call.
  */
 #include "postgres.h"
 
@@ -198,7 +179,10 @@ radik_topk_rows(PG_FUNCTION_ARGS)
 				 errdetail("It is a composite type made with CREATE TYPE, which has no rows to select."),
 				 errhint("Pass a typed NULL of a table's row type, as in radik_topk(NULL::events, 'score', 10).")));
 
-	/* Not STRICT (its first argument is normally NULL): behave as if the rest were. */
+	/*
+	 * Not STRICT (its first argument is normally NULL): like a STRICT function, return nothing
+	 * when another argument is NULL.
+	 */
 	for (int i = ARG_COLUMN; i < NUM_ARGS; i++)		/* a NULL group_by: no groups */
 	{
 		if (PG_ARGISNULL(i))
@@ -291,7 +275,7 @@ topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows, const char *gro
 		return;
 	}
 
-	/* rows radik cannot read in the table's heap: the equivalent query (see the file header) */
+	/* rows radik cannot read in the table's heap: the equivalent query (see rows_place) */
 	place = rows_place(req.rel);
 	if (place != ROWS_IN_HEAP && !whole_rows)
 		refuse_row_ids(req.rel, place);
@@ -489,7 +473,8 @@ resolve_group_column(TopkRequest *req, const char *colname)
 /*
  * The privileges the equivalent SELECT needs, checked the way the executor checks a range
  * table entry (ExecCheckRTEPerms): SELECT on the table, or else on each column used: the key,
- * and returned_attnum (ctid, or InvalidAttrNumber for the whole row: every column).
+ * and returned_attnum (ctid for the row-id form, or InvalidAttrNumber for the whole row: every
+ * column).
  */
 static void
 check_selectable(Relation rel, AttrNumber key_attnum, AttrNumber returned_attnum)
@@ -516,10 +501,12 @@ check_selectable(Relation rel, AttrNumber key_attnum, AttrNumber returned_attnum
 
 /*
  * The row-level security quals a SELECT on rel would get for the current user (NIL when none
- * apply), ready for ExecInitQual.  They come from the rewriter's own function, so permissive
+ * apply), ready for ExecInitQual; run_selection evaluates them on every row before its key is
+ * read.  They come from the rewriter's own function, get_row_security_policies(), so permissive
  * and restrictive policies, policies for other roles, FORCE ROW LEVEL SECURITY, BYPASSRLS and
  * row_security = off behave exactly as in a query.  *has_sublinks is set when a policy holds a
- * subquery, which only a planned query can evaluate (the quals are NIL then).
+ * subquery, which only a planned query can evaluate (the quals are NIL then): the row form then
+ * asks the equivalent query, and the row-id form refuses.
  */
 static List *
 row_security_quals(Relation rel, bool *has_sublinks)
@@ -595,7 +582,17 @@ citus_distributes(Oid relid)
 	return found;
 }
 
-/* Where rel keeps its rows: in its own heap, where radik reads them, or elsewhere. */
+/*
+ * Where rel keeps its rows: in its own heap, where radik reads them, or elsewhere: a partitioned
+ * table in its partitions, an inheritance parent in its children too, a foreign table on another
+ * server, a table of another access method (columnar, ...) in its own format, a table Citus
+ * distributes (listed in Citus's catalog pg_dist_partition) on its worker nodes, its coordinator
+ * holding an empty or stale shell.  Reading such a table's own heap would return wrong rows
+ * without an error, so the row form asks PostgreSQL the equivalent query instead
+ * (select_by_query, which the planner, the foreign data wrapper or Citus answers, radik's custom
+ * scan included where it can), and the row-id form, whose heap TIDs would not name those rows,
+ * refuses with an error that says what to use (refuse_row_ids).
+ */
 static RowsPlace
 rows_place(Relation rel)
 {
@@ -648,6 +645,10 @@ refuse_row_ids(Relation rel, RowsPlace place)
 												relname))));
 }
 
+/*
+ * The table's and a column's catalog names, quoted, for the equivalent query.  The arguments are
+ * resolved as identifiers (regclass input, get_attnum on the column name as given).
+ */
 static char *
 qualified_name(Relation rel)
 {
