@@ -14,35 +14,12 @@
  * when the last digit is reached, where the bin holds a single key value and the first k' of its
  * equal keys are taken (ties at the boundary are cut to exactly k).
  *
- * Why these shapes:
- *  - One pass over the input where possible: a sorted sample of 4096 keys guesses where the k-th
- *    key lies, and a speculative first pass sends keys below the guess straight to the output and
- *    keeps keys inside it as candidates, counting their first digit as it goes.  The counts then
- *    prove or disprove the guess exactly; only when it missed does a full histogram pass over the
- *    input run (the paper's two passes).  Measured on an H200: one pass instead of two to three
- *    for every small-k input, including the adversarial ones (2^30 float keys, k = 16: 1.27 ms
- *    against 3.73 for the two passes).
- *  - One kernel launch serves every segment (blockIdx.y is the segment), so a batch of many small
- *    selections costs the same launches as one large one; each segment's progress lives in a
- *    SegmentState in device memory, written by one-block kernels per segment, so the host never
- *    waits between rounds.  A round that has nothing left to do exits at once.
- *  - Adversarial inputs stay exact without the paper's float scaling: the candidates' first digit
- *    and the fallback's window start where the sample's keys first differ (skipping the leading
- *    bits they share), with keys below and above that window counted in two extra bins; if the
- *    k-th key falls outside the window, the selection goes on from the top digit among the keys
- *    of that outside bin, so a bad sample costs time, never exactness.
- *  - Histograms are hierarchical: plain shared-memory atomics per block, then one global atomic
- *    per non-empty bin.  Aggregating equal bins within a warp first (match_any, a measuring
- *    switch) was slower everywhere on an H200: 2^30 float keys in two passes, 8.87 against 3.73 ms.
- *  - The filter is fused with the next round's histogram: while it copies the chosen bin's keys
- *    into the candidate buffer, it already counts their next digit, so each round reads its
- *    candidates once.  Filters are specialized by k: per-warp shared-memory write buffers when
- *    few keys are written (no block barrier per tile), a block-wide scan and buffer when many are;
- *    a dense speculative first pass has a kernel of its own (radik_gpu_dense_first.cuh), which
- *    leaves its candidates' histogram to a read of them.
- *  - Loads are striped across the block (consecutive threads, consecutive keys), several per
- *    thread, the next tile's loaded while the current one is filtered; segments may start at any
- *    offset, so no alignment is assumed.
+ * Where possible a speculative first pass, guided by a sorted sample, replaces the first
+ * histogram pass (SAMPLE_SIZE); one launch serves every segment, whose progress lives on the
+ * device (SegmentState); a window that skips the bits the sample's keys share keeps adversarial
+ * inputs exact (key_bin); histograms are counted per block, then added once per bin
+ * (add_block_histogram); filters are fused with the next round's histogram and specialized by k
+ * (DENSE_OUTPUT_RATIO); loads are striped across the block (load_striped).
  */
 #ifndef RADIK_GPU_COMMON_CUH
 #define RADIK_GPU_COMMON_CUH
@@ -59,10 +36,28 @@ constexpr int BINS = INNER_BINS + 2;	/* bin 0: below the window; BINS-1: above i
 constexpr int BELOW_BIN = 0;
 constexpr int ABOVE_BIN = BINS - 1;
 constexpr int THREADS = 256;
+
+/*
+ * One pass over the input where possible: a sorted sample of SAMPLE_SIZE keys guesses where the
+ * k-th key lies, and a speculative first pass sends keys below the guess straight to the output
+ * and keeps keys inside it as candidates, counting their first digit as it goes.  The counts then
+ * prove or disprove the guess exactly; only when it missed does a full histogram pass over the
+ * input run (the paper's two passes).  Measured on an H200: one pass instead of two to three for
+ * every small-k input, including the adversarial ones (2^30 float keys, k = 16: 1.27 ms against
+ * 3.73 for the two passes).
+ */
 constexpr int SAMPLE_SIZE = 4096;
 constexpr int CHOOSE_THREADS = 256;
 constexpr int CHOOSE_ITEMS = 2;			/* CHOOSE_THREADS * CHOOSE_ITEMS >= BINS */
-/* k above 1/DENSE_OUTPUT_RATIO of n: the block-wide (dense) filter; measured on an H200 */
+
+/*
+ * The filter is fused with the next round's histogram: while it copies the chosen bin's keys into
+ * the candidate buffer, it already counts their next digit, so each round reads its candidates
+ * once.  Filters are specialized by k: per-warp shared-memory write buffers when few keys are
+ * written (no block barrier per tile), a block-wide scan and buffer when many are, for k above
+ * 1/DENSE_OUTPUT_RATIO of n (measured on an H200).  A dense speculative first pass has a kernel of
+ * its own (radik_gpu_dense_first.cuh), which leaves its candidates' histogram to a read of them.
+ */
 constexpr unsigned long long DENSE_OUTPUT_RATIO = 32;
 
 /* Bytes each thread loads per tile: 64 (16 keys of 4 bytes, 8 of 8). */
@@ -75,7 +70,9 @@ struct Tile
 
 /*
  * A thread's share of the ITEMS * BLOCK keys starting at base: item j is keys[base + j * BLOCK +
- * threadIdx.x] (so each load instruction of a warp reads consecutive keys), 0 past length.
+ * threadIdx.x] (so each load instruction of a warp reads consecutive keys), 0 past length.  The
+ * kernels load several keys per thread this way, the next tile's while the current one is
+ * filtered; segments may start at any offset, so no alignment is assumed.
  */
 template <int BLOCK, typename Key, int ITEMS>
 __device__ __forceinline__ void
@@ -108,6 +105,12 @@ enum RoundAction : int
 	ACTION_DONE = 3
 };
 
+/*
+ * A segment's progress, in device memory.  One kernel launch serves every segment (blockIdx.y is
+ * the segment), so a batch of many small selections costs the same launches as one large one;
+ * the states are written by one-block kernels per segment, so the host never waits between
+ * rounds.  A round that has nothing left to do exits at once.
+ */
 struct SegmentState
 {
 	unsigned long long length;
@@ -154,6 +157,15 @@ struct SelectArgs
 	int			narrow_out_ids;	/* output ids stored as 32-bit indexes (see store_out_id) */
 };
 
+/*
+ * The bin of key in a round's window: 1 + the width bits at shift for a key whose bits above the
+ * window equal prefix, BELOW_BIN or ABOVE_BIN for the others.  Adversarial inputs stay exact
+ * without the paper's float scaling: the candidates' first digit and the fallback's window start
+ * where the sample's keys first differ (skipping the leading bits they share), with keys below and
+ * above that window counted in the two extra bins; if the k-th key falls outside the window, the
+ * selection goes on from the top digit among the keys of that outside bin, so a bad sample costs
+ * time, never exactness.
+ */
 template <typename Key>
 __device__ __forceinline__ int
 key_bin(Key key, int shift, int width, unsigned long long prefix)
@@ -211,7 +223,12 @@ segment_histogram(unsigned long long *histograms, int parity, int segments, int 
 	return histograms + ((size_t) parity * segments + s) * BINS;
 }
 
-/* Add a block's shared-memory histogram to a global one: one atomic per non-empty bin. */
+/*
+ * Add a block's shared-memory histogram to a global one: one atomic per non-empty bin.
+ * Histograms are hierarchical: plain shared-memory atomics per block, then this.  Aggregating
+ * equal bins within a warp first (match_any, the warp_aggregate switch) was slower everywhere on
+ * an H200: 2^30 float keys in two passes, 8.87 against 3.73 ms.
+ */
 __device__ __forceinline__ void
 add_block_histogram(const unsigned int *block, unsigned long long *global)
 {
