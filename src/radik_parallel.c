@@ -321,9 +321,13 @@ parse_message(RadikParallelScan *pscan, char *data, Size nbytes, RadikKeyBatch *
 	batch->nnulls = batch->nulls_capacity = header.nnulls;
 }
 
-bool
-radik_parallel_receive(RadikParallelScan *pscan, RadikKeyBatch *batch, bool wait,
-					   bool *all_done)
+/*
+ * The next message from any worker's queue, in turn: true with it in *data (*size bytes, valid
+ * until the next receive); false when none is waiting (with wait, only once every worker is done).
+ * *all_done tells whether every worker has finished.
+ */
+static bool
+receive_message(RadikParallelScan *pscan, void **data, Size *size, bool wait, bool *all_done)
 {
 	for (;;)
 	{
@@ -331,16 +335,13 @@ radik_parallel_receive(RadikParallelScan *pscan, RadikKeyBatch *batch, bool wait
 		{
 			int			i = pscan->next_queue;
 			shm_mq_result result;
-			Size		nbytes;
-			void	   *data;
 
 			pscan->next_queue = (i + 1) % pscan->nqueues;
 			if (pscan->queues[i] == NULL)
 				continue;
-			result = shm_mq_receive(pscan->queues[i], &nbytes, &data, true);
+			result = shm_mq_receive(pscan->queues[i], size, data, true);
 			if (result == SHM_MQ_SUCCESS)
 			{
-				parse_message(pscan, data, nbytes, batch);
 				*all_done = false;
 				return true;
 			}
@@ -363,42 +364,28 @@ radik_parallel_receive(RadikParallelScan *pscan, RadikKeyBatch *batch, bool wait
 }
 
 bool
+radik_parallel_receive(RadikParallelScan *pscan, RadikKeyBatch *batch, bool wait,
+					   bool *all_done)
+{
+	void	   *data;
+	Size		nbytes;
+
+	if (!receive_message(pscan, &data, &nbytes, wait, all_done))
+		return false;
+	parse_message(pscan, data, nbytes, batch);
+	return true;
+}
+
+bool
 radik_parallel_receive_groups(RadikParallelScan *pscan, char **data, Size *size, bool wait,
 							  bool *all_done)
 {
-	for (;;)
-	{
-		for (int polled = 0; polled < pscan->nqueues; polled++)
-		{
-			int			i = pscan->next_queue;
-			shm_mq_result result;
-			void	   *message;
+	void	   *message;
 
-			pscan->next_queue = (i + 1) % pscan->nqueues;
-			if (pscan->queues[i] == NULL)
-				continue;
-			result = shm_mq_receive(pscan->queues[i], size, &message, true);
-			if (result == SHM_MQ_SUCCESS)
-			{
-				*data = message;
-				*all_done = false;
-				return true;
-			}
-			if (result == SHM_MQ_DETACHED)
-			{
-				shm_mq_detach(pscan->queues[i]);
-				pscan->queues[i] = NULL;
-				pscan->nactive--;
-			}
-		}
-
-		*all_done = pscan->nactive == 0;
-		if (!wait || *all_done)
-			return false;
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, 0, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-	}
+	if (!receive_message(pscan, &message, size, wait, all_done))
+		return false;
+	*data = message;
+	return true;
 }
 
 void
