@@ -18,6 +18,12 @@
 # (k = 100, no workers) with N
 # concurrent clients for --seconds, each plan in turn, and reports transactions per second.
 #
+# --brin adds BRIN minmax indexes on ts and v (default pages_per_range): the latest shapes can then
+# skip the ranges that cannot hold their rows, v's random keys cannot (the index costs only its
+# reading).  Load such a table with one job, since parallel loaders interleave their pages.
+# --scatter PCT then moves PCT percent of the rows' ts to random times of the table's span (an
+# UPDATE: the new versions go to the end of the table), once, before the timings.
+#
 # --set "name=value ..." applies settings to both plans' sessions (for instance jit=on
 # jit_above_cost=0).  Needs a running server (PGHOST, PGPORT, PGUSER) with radik and pg_prewarm
 # available, and shared_buffers larger than the table for the prewarmed regime.
@@ -25,12 +31,13 @@
 #                           [--regimes "prewarmed restarted"] [--reps N] [--restart CMD]
 #                           [--clients "32 128"] [--seconds N] [--partitions N]
 #                           [--set "name=value ..."] [--reuse-table] [--load-jobs N]
+#                           [--brin] [--scatter PCT]
 #   shapes: see shape_sql below; `bench/queries.sh --list` prints them.
 set -euo pipefail
 
 rows=50000000 shapes="v star where like expr" ks=100 workers="0 2 8"
 regimes="prewarmed restarted" reps=3 restart_cmd="" clients="" seconds=30 reuse=0 partitions=0
-settings="" load_jobs=1
+settings="" load_jobs=1 brin=0 scatter=0
 command_line="$0 $*"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -47,6 +54,8 @@ while [ $# -gt 0 ]; do
 	--set) settings=$2; shift ;;
 	--reuse-table) reuse=1 ;;
 	--load-jobs) load_jobs=$2; shift ;;
+	--brin) brin=1 ;;
+	--scatter) scatter=$2; shift ;;
 	--list) list=1 ;;
 	*) echo "unknown option $1" >&2; exit 2 ;;
 	esac
@@ -65,6 +74,7 @@ shape_sql() {
 	ties) echo "SELECT * FROM t ORDER BY v DESC FETCH FIRST $2 ROWS WITH TIES" ;;
 	numeric) echo "SELECT * FROM t ORDER BY n DESC LIMIT $2" ;;
 	latest) echo "SELECT * FROM t ORDER BY ts DESC LIMIT $2" ;;
+	latestwhere) echo "SELECT * FROM t WHERE grp < 10 ORDER BY ts DESC LIMIT $2" ;;
 	text) echo "SELECT * FROM t ORDER BY name LIMIT $2" ;;
 	rownumber) echo "SELECT * FROM (SELECT grp, v, row_number() OVER (PARTITION BY grp ORDER BY v DESC) AS r FROM t) s WHERE r <= $2" ;;
 	distinct) echo "SELECT DISTINCT ON (grp) * FROM t ORDER BY grp, v DESC" ;;
@@ -80,7 +90,7 @@ shape_keys() {
 	i8) echo "i8" ;;
 	expr) echo "abs(v - 0.5)" ;;
 	numeric) echo "n" ;;
-	latest) echo "ts" ;;
+	latest|latestwhere) echo "ts" ;;
 	text) echo "name" ;;
 	rownumber) echo "grp, v, r" ;;
 	distinct) echo "grp, v" ;;
@@ -90,7 +100,7 @@ shape_keys() {
 	esac
 }
 if [ "${list:-0}" = 1 ]; then
-	for s in v i8 star where like expr ties numeric latest text rownumber distinct rankties rownumber1m distinct1m; do
+	for s in v i8 star where like expr ties numeric latest latestwhere text rownumber distinct rankties rownumber1m distinct1m; do
 		printf '%-10s %s\n' "$s" "$(shape_sql $s k)"
 	done
 	exit 0
@@ -124,6 +134,14 @@ SQL
 	wait
 	psql_q -c "CREATE STATISTICS t_id50 ON (id / 50) FROM t" -c "VACUUM ANALYZE t"
 fi
+if [ "$brin" = 1 ]; then
+	psql_q -c "CREATE INDEX IF NOT EXISTS t_ts_brin ON t USING brin (ts)" \
+		-c "CREATE INDEX IF NOT EXISTS t_v_brin ON t USING brin (v)"
+fi
+if [ "$scatter" != 0 ]; then
+	psql_q -c "UPDATE t SET ts = timestamptz '2024-01-01 00:00+00' + random() * $rows * interval '1 second'
+		WHERE random() < $scatter / 100.0" -c "VACUUM ANALYZE t"
+fi
 # The --set settings as SET commands, and as -c options for pgbench.
 set_commands=$(for kv in $settings; do printf "SET %s = '%s'; " "${kv%%=*}" "${kv#*=}"; done)
 set_options=$(for kv in $settings; do printf -- '-c %s ' "$kv"; done)
@@ -154,6 +172,7 @@ echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')  host: $(hostname)  cores: $(nproc)
 echo "command: $command_line"
 echo "server: $(psql_q -c 'SELECT version()' | cut -d, -f1)  shared_buffers: $(psql_q -c 'SHOW shared_buffers')  huge_pages: $(psql_q -c 'SHOW huge_pages')  work_mem: $(psql_q -c 'SHOW work_mem')"
 echo "table t: $rows rows$([ "$partitions" -gt 0 ] && echo " in $partitions partitions"), $(psql_q -c "SELECT pg_size_pretty(sum(pg_table_size(relid))) FROM pg_partition_tree('t')")  settings: ${settings:-none}"
+echo "indexes: $(psql_q -c "SELECT coalesce(string_agg(indexdef, '; '), 'none') FROM pg_indexes WHERE tablename = 't'")$([ "$scatter" != 0 ] && echo "  ts of $scatter% of the rows scattered")"
 printf '\n| regime | query | workers | PostgreSQL ms | radik ms | ratio | same keys |\n|---|---|---:|---:|---:|---:|---|\n'
 for regime in $regimes; do
 	if [ "$regime" = restarted ]; then

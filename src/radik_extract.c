@@ -295,6 +295,30 @@ next_block(RadikExtractor *extractor)
 		return table_block_parallelscan_nextpage(extractor->rel,
 												 hscan->rs_parallelworkerdata, pbscan);
 	}
+	if (extractor->ranges != NULL)
+	{
+		if (extractor->next_block >= extractor->range_end)
+		{
+			const RadikBlockRange *range;
+
+			if (extractor->next_range >= extractor->nranges)
+				return InvalidBlockNumber;
+			range = &extractor->ranges[extractor->next_range];
+			if (range->bound > extractor->threshold)
+			{
+				extractor->ranges_skipped = extractor->nranges - extractor->next_range;
+				extractor->next_range = extractor->nranges;
+				return InvalidBlockNumber;
+			}
+			extractor->next_range++;
+			extractor->ranges_read++;
+			extractor->next_block = range->start;
+			extractor->range_end = Min(range->end, hscan->rs_nblocks);
+			if (extractor->next_block >= extractor->range_end)
+				return next_block(extractor);
+		}
+		return extractor->next_block++;
+	}
 	if (extractor->only_blocks != NULL)
 	{
 		if (extractor->next_block >= (BlockNumber) extractor->nonly_blocks)
@@ -788,9 +812,21 @@ radik_extract_only_blocks(RadikExtractor *extractor, const BlockNumber *blocks, 
 }
 
 bool
+radik_extract_block_ranges(RadikExtractor *extractor, const RadikBlockRange *ranges, int nranges)
+{
+	if (!extractor->heap_pages || extractor->parallel)
+		return false;
+	Assert(extractor->next_block == 0);
+	extractor->ranges = ranges;
+	extractor->nranges = nranges;
+	return true;
+}
+
+bool
 radik_extract(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold, int max_pages)
 {
 	Assert(batch->key_bytes == extractor->key_bytes);
+	extractor->threshold = threshold;
 	if (extractor->finished)
 		return false;
 

@@ -48,6 +48,17 @@ typedef struct RadikKeyBatch
 	RadikRowStore *rows;		/* NULL: no row is carried */
 } RadikKeyBatch;
 
+/*
+ * Blocks [start, end) of a table, and the smallest engine key any row of them can have
+ * (radik_brin.h): a range whose bound is beyond the threshold has no row worth extracting.
+ */
+typedef struct RadikBlockRange
+{
+	uint64		bound;
+	BlockNumber start;
+	BlockNumber end;
+} RadikBlockRange;
+
 /* One table scan's extraction state; see radik_extract_begin. */
 typedef struct RadikExtractor
 {
@@ -61,6 +72,13 @@ typedef struct RadikExtractor
 	BlockNumber next_block;		/* serial heap walk: the next block to read */
 	const BlockNumber *only_blocks; /* serial heap walk of these blocks alone, when set */
 	int			nonly_blocks;
+	const RadikBlockRange *ranges;	/* serial heap walk of these ranges in turn, when set */
+	int			nranges;
+	int			next_range;
+	BlockNumber range_end;		/* the end of the range being read */
+	uint64		threshold;		/* the last radik_extract's */
+	int64		ranges_read;	/* ranges begun */
+	int64		ranges_skipped; /* ranges left unread: their bound was beyond the threshold */
 	Buffer		ahead_buffer;	/* the page read after the current one, pinned early */
 	BlockNumber ahead_block;
 	BlockNumber last_block;		/* the block pinned last, and its buffer (see pin_block) */
@@ -107,6 +125,16 @@ extern void radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapsho
  */
 extern bool radik_extract_only_blocks(RadikExtractor *extractor, const BlockNumber *blocks,
 									  int nblocks);
+
+/*
+ * Make a serial heap extractor read the block ranges ranges[0 .. nranges) in that order (the
+ * array must outlive the extractor), and stop at the first range whose bound is beyond the
+ * threshold of the radik_extract call that reaches it: every later range must have a bound at
+ * least as large.  Call before the first radik_extract.  Returns false, changing nothing, where
+ * radik_extract_only_blocks would.
+ */
+extern bool radik_extract_block_ranges(RadikExtractor *extractor, const RadikBlockRange *ranges,
+									   int nranges);
 
 /*
  * Offer every row that passes the quals to its group in groups (radik_groups.h), with its first

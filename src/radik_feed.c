@@ -45,6 +45,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "radik_brin.h"
 #include "radik_device.h"
 #include "radik_extract.h"
 #include "radik_feed.h"
@@ -351,7 +352,7 @@ feed_from_extractor(RadikFeed *feed, RadikExtractor *extractor, int max_pages)
  * to the engine.  Adds the rows scanned and matched to stats.
  */
 static void
-feed_table(RadikFeed *feed, uint64 seed_need, RadikSelectStats *stats)
+feed_table(RadikFeed *feed, uint64 engine_k, uint64 seed_need, RadikSelectStats *stats)
 {
 	const RadikFeedRequest *request = &feed->request;
 	Relation	rel = request->rel;
@@ -360,11 +361,27 @@ feed_table(RadikFeed *feed, uint64 seed_need, RadikSelectStats *stats)
 	const RadikParallelPlan *parallel = request->parallel;
 	RadikParallelScan *workers = NULL;
 	RadikExtractor extractor;
+	RadikBrinPlan *brin = NULL;
 	bool		leader_scans = true;
 	bool		workers_done = true;
 
-	if (parallel != NULL && parallel->nworkers > 0 && IsInParallelMode() &&
-		rel->rd_rel->relam == HEAP_TABLE_AM_OID)
+	/* A BRIN index that says few ranges can qualify: read those alone, in this process. */
+	if (radik_brin_ranges)
+		brin = radik_brin_plan(rel, snapshot, key, request->nblocks, engine_k, feed->threshold,
+							   parallel != NULL && IsInParallelMode() ? parallel->nworkers : 0);
+	if (brin != NULL)
+	{
+		/*
+		 * The best ranges come first: their keys make a threshold sooner than a sample would,
+		 * and a small k gets it after a few pages, so that the next range can be skipped.
+		 */
+		seed_need = 0;
+		if (feed->push_at < feed->capacity)
+			feed->push_at = Min(feed->push_at,
+								Max((size_t) engine_k * 4, 2 * MaxHeapTuplesPerPage));
+	}
+	else if (parallel != NULL && parallel->nworkers > 0 && IsInParallelMode() &&
+			 rel->rd_rel->relam == HEAP_TABLE_AM_OID)
 	{
 		RadikWorkersRequest workers_request;
 
@@ -407,6 +424,8 @@ feed_table(RadikFeed *feed, uint64 seed_need, RadikSelectStats *stats)
 	radik_extract_begin(&extractor, rel, snapshot,
 						workers != NULL ? radik_parallel_table_scan(workers) : NULL,
 						request->econtext, request->qual, key, request->nulls_limit);
+	if (brin != NULL && !radik_extract_block_ranges(&extractor, brin->ranges, brin->nranges))
+		brin = NULL;
 
 	/* (Out of GPU memory, it stops early: radik_parallel_end tells the workers to stop.) */
 	while ((leader_scans || !workers_done) && !feed->gpu_out_of_memory)
@@ -427,6 +446,11 @@ feed_table(RadikFeed *feed, uint64 seed_need, RadikSelectStats *stats)
 
 	stats->rows_scanned += extractor.rows_scanned;
 	stats->rows_matched += extractor.rows_matched;
+	if (brin != NULL)
+	{
+		stats->brin_ranges_read += extractor.ranges_read;
+		stats->brin_ranges_skipped += extractor.ranges_skipped;
+	}
 	radik_extract_end(&extractor);
 	if (workers != NULL)
 	{
@@ -485,7 +509,7 @@ select_table_on_device(RadikFeed *feed, uint64 engine_k, uint64 seed_need,
 	if (engine_k <= feed->capacity / 16)
 		feed->push_at = Max((size_t) engine_k * 4, Min(feed->capacity, (size_t) 8192));
 
-	feed_table(feed, seed_need, stats);
+	feed_table(feed, engine_k, seed_need, stats);
 	if (feed->gpu_out_of_memory)
 		return 0;
 	INSTR_TIME_SET_CURRENT(step);
@@ -622,6 +646,8 @@ radik_select_stats_add(RadikSelectStats *totals, const RadikSelectStats *one)
 	totals->seed_pages += one->seed_pages;
 	totals->seed_thresholds += one->seed_thresholds;
 	totals->seed_misses += one->seed_misses;
+	totals->brin_ranges_read += one->brin_ranges_read;
+	totals->brin_ranges_skipped += one->brin_ranges_skipped;
 	totals->gpu_fallbacks += one->gpu_fallbacks;
 	totals->groups += one->groups;
 	totals->scan_ms += one->scan_ms;

@@ -72,6 +72,8 @@ typedef struct RadikSelectStats
 	int64		seed_pages;		/* pages sampled for a first threshold (radik_seed.h) */
 	int64		seed_thresholds;	/* selections the sample gave one */
 	int64		seed_misses;	/* of those, selections it failed: the table was read again */
+	int64		brin_ranges_read;	/* block ranges read in BRIN order (radik_brin.h) */
+	int64		brin_ranges_skipped;	/* and left unread, their summaries beyond the k-th key */
 	int64		gpu_fallbacks;	/* selections run again on the CPU: the GPU was out of memory */
 	int64		groups;			/* a grouped selection's groups */
 	double		scan_ms;		/* reading the heap and computing keys */

@@ -186,6 +186,13 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								   es);
 			ExplainPropertyInteger("Seed Thresholds Missed", NULL, state->totals.seed_misses, es);
 		}
+		/* Block ranges read in a BRIN index's order, and skipped (radik_brin.h) */
+		if (state->totals.brin_ranges_read + state->totals.brin_ranges_skipped > 0)
+		{
+			ExplainPropertyInteger("BRIN Ranges Read", NULL, state->totals.brin_ranges_read, es);
+			ExplainPropertyInteger("BRIN Ranges Skipped", NULL,
+								   state->totals.brin_ranges_skipped, es);
+		}
 		if (es->costs && es->timing)
 		{
 			ExplainPropertyFloat("Scan Time", "ms", state->totals.scan_ms, 3, es);

@@ -24,6 +24,7 @@ double		radik_gpu_min_rows = 1000000.0;
 int			radik_gpu_memory_limit_kb = 0;
 bool		radik_threshold_seed = true;
 double		radik_threshold_seed_margin = 4.0;
+bool		radik_brin_ranges = true;
 
 static const struct config_enum_entry radik_device_options[] = {
 	{"auto", RADIK_SETTING_DEVICE_AUTO, false},
@@ -124,6 +125,15 @@ radik_settings_init(void)
 							 4.0, -1000.0, 1000.0,
 							 PGC_USERSET,
 							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("radik.brin_ranges",
+							 "Lets a selection use a BRIN minmax index on its first sort key to skip block ranges.",
+							 "The ranges are read best summary first, in one process, when the summaries say few of them can hold selected rows; the rest are skipped.",
+							 &radik_brin_ranges,
+							 true,
+							 PGC_USERSET,
+							 0,
 							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("radik");

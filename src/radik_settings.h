@@ -25,5 +25,6 @@ extern double radik_gpu_min_rows;
 extern int	radik_gpu_memory_limit_kb;
 extern bool radik_threshold_seed;
 extern double radik_threshold_seed_margin;
+extern bool radik_brin_ranges;
 
 #endif							/* RADIK_SETTINGS_H */
