@@ -146,6 +146,11 @@ fi
 set_commands=$(for kv in $settings; do printf "SET %s = '%s'; " "${kv%%=*}" "${kv#*=}"; done)
 set_options=$(for kv in $settings; do printf -- '-c %s ' "$kv"; done)
 
+# The tables holding t's rows: t itself, or its partitions (pg_partition_tree lists nothing for a
+# table that is not partitioned).
+leaves="SELECT c.oid AS relid FROM pg_class c WHERE c.relkind = 'r' AND
+	(c.oid = 't'::regclass OR c.oid IN (SELECT relid FROM pg_partition_tree('t') WHERE isleaf))"
+
 # ms PLAN WORKERS QUERY KEYS: one cell in a session of its own: "median-ms key-hash"
 ms() {
 	local setting="SET radik.enabled = off"
@@ -171,7 +176,7 @@ SQL
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')  host: $(hostname)  cores: $(nproc)  gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)"
 echo "command: $command_line"
 echo "server: $(psql_q -c 'SELECT version()' | cut -d, -f1)  shared_buffers: $(psql_q -c 'SHOW shared_buffers')  huge_pages: $(psql_q -c 'SHOW huge_pages')  work_mem: $(psql_q -c 'SHOW work_mem')"
-echo "table t: $rows rows$([ "$partitions" -gt 0 ] && echo " in $partitions partitions"), $(psql_q -c "SELECT pg_size_pretty(sum(pg_table_size(relid))) FROM pg_partition_tree('t')")  settings: ${settings:-none}"
+echo "table t: $rows rows$([ "$partitions" -gt 0 ] && echo " in $partitions partitions"), $(psql_q -c "SELECT pg_size_pretty(sum(pg_table_size(relid))) FROM ($leaves) l")  settings: ${settings:-none}"
 echo "indexes: $(psql_q -c "SELECT coalesce(string_agg(indexdef, '; '), 'none') FROM pg_indexes WHERE tablename = 't'")$([ "$scatter" != 0 ] && echo "  ts of $scatter% of the rows scattered")"
 printf '\n| regime | query | workers | PostgreSQL ms | radik ms | ratio | same keys |\n|---|---|---:|---:|---:|---:|---|\n'
 for regime in $regimes; do
@@ -179,7 +184,7 @@ for regime in $regimes; do
 		eval "$restart_cmd" >/dev/null
 		wait_for_server
 	else
-		psql_q -c "SELECT pg_prewarm(relid) FROM pg_partition_tree('t') WHERE isleaf" >/dev/null
+		psql_q -c "SELECT pg_prewarm(relid) FROM ($leaves) l" >/dev/null
 	fi
 	for shape in $shapes; do
 		for k in $ks; do
