@@ -45,6 +45,7 @@
 #include "access/tableam.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_proc.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
@@ -52,6 +53,8 @@
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 
@@ -128,6 +131,63 @@ fill_slot_columns(RadikExtractor *extractor, HeapTuple tuple)
 	ExecStoreVirtualTuple(slot);
 }
 
+/*
+ * Might the quals raise an error, or have an effect, that depends on a row's values?  Their
+ * functions must not be volatile, and be leakproof (which promises no error that depends on the arguments) or LIKE
+ * and ILIKE against a pattern that is not a column (whose errors depend on the pattern alone,
+ * so the first row tested raises them, as in PostgreSQL's scan).  Such quals can be left out
+ * for rows that cannot be selected without hiding an error PostgreSQL would raise.
+ */
+static bool
+qual_may_fail_on_values(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, FuncExpr) || IsA(node, OpExpr))
+	{
+		Oid			func;
+		List	   *args;
+
+		if (IsA(node, FuncExpr))
+		{
+			func = ((FuncExpr *) node)->funcid;
+			args = ((FuncExpr *) node)->args;
+		}
+		else
+		{
+			set_opfuncid((OpExpr *) node);
+			func = ((OpExpr *) node)->opfuncid;
+			args = ((OpExpr *) node)->args;
+		}
+		if (func_volatile(func) == PROVOLATILE_VOLATILE)
+			return true;
+		switch (func)
+		{
+			case F_TEXTLIKE:
+			case F_TEXTNLIKE:
+			case F_TEXTICLIKE:
+			case F_TEXTICNLIKE:
+			case F_BPCHARLIKE:
+			case F_BPCHARNLIKE:
+			case F_BPCHARICLIKE:
+			case F_BPCHARICNLIKE:
+			case F_NAMELIKE:
+			case F_NAMENLIKE:
+				if (list_length(args) != 2 || !IsA(lsecond(args), Const))
+					return true;
+				break;
+			default:
+				if (!get_func_leakproof(func))
+					return true;
+		}
+	}
+	else if (!IsA(node, Var) && !IsA(node, Const) && !IsA(node, BoolExpr) &&
+			 !IsA(node, NullTest) && !IsA(node, BooleanTest) && !IsA(node, RelabelType) &&
+			 !IsA(node, List))
+		return true;
+	return expression_tree_walker(node, qual_may_fail_on_values, context);
+}
+
 void
 radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 					ParallelTableScanDesc pscan, ExprContext *econtext, ExprState *qual,
@@ -183,6 +243,8 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 	/* With native quals, the slot is needed only for a key expression (and the odd row). */
 	if (extractor->native_qual != NULL)
 		extractor->need_slot = key->attnum <= 0;
+	extractor->key_first = qual != NULL && extractor->native_qual == NULL && key->attnum > 0 &&
+		!qual_may_fail_on_values((Node *) qual->expr, NULL);
 }
 
 /* Make the slot the row in tuple and econtext's scan tuple, for the expression evaluator. */
@@ -232,6 +294,25 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 	uint64		key;
 
 	extractor->rows_scanned++;
+
+	/*
+	 * A plain column key first, where quals would be run through the expression evaluator: a
+	 * row whose key is beyond the threshold cannot be selected whatever the quals say, so they
+	 * are not run on it (reading a column raises no error; the quals still run first on every
+	 * row that may be selected, and for key expressions).  Only for quals whose errors and
+	 * effects cannot depend on the row (qual_may_fail_on_values).  It counts as matched, as any
+	 * row dropped for its key.
+	 */
+	if (extractor->key_first && tuple != NULL && extractor->groups == NULL &&
+		threshold != PG_UINT64_MAX)
+	{
+		value = radik_read_column(&extractor->column, tuple, &isnull);
+		if (!isnull && extractor->map(value) > threshold)
+		{
+			extractor->rows_matched++;
+			return;
+		}
+	}
 	if (extractor->native_qual != NULL &&
 		!row_passes_verdict(extractor, tuple,
 							radik_native_qual_run(extractor->native_qual, tuple)))

@@ -99,11 +99,12 @@ typedef struct RadikExtractor
 	ExprContext *econtext;
 	ExprState  *qual;
 	RadikNativeQual *native_qual;	/* qual run on raw values, when it can be */
+	bool		key_first;		/* the key column is compared first, qual after (extract_row) */
 	RadikGroupSet *groups;		/* set: rows are offered to their groups, not batched */
 	int64		nulls_limit;	/* NULL-key rows to keep at most; the rest are only counted */
 
 	int64		rows_scanned;	/* visible rows read */
-	int64		rows_matched;	/* of those, rows that passed the quals */
+	int64		rows_matched;	/* of those, rows not removed by the quals (see extract_row) */
 	int64		nulls_seen;		/* of those, rows whose key is NULL */
 } RadikExtractor;
 

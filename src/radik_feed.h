@@ -66,7 +66,7 @@ typedef struct RadikSelectStats
 	char		device[128];	/* "cpu" or the GPU's name */
 	int			workers_launched;	/* parallel workers that ran */
 	int64		rows_scanned;	/* visible rows read from the heap */
-	int64		rows_matched;	/* of those, rows that passed the quals */
+	int64		rows_matched;	/* of those, rows not removed by the quals (radik_extract.h) */
 	int64		rows_rescanned; /* visible rows read again to gather ties (RadikTies) */
 	int64		rows_sent;		/* keys handed to the engine */
 	int64		seed_pages;		/* pages sampled for a first threshold (radik_seed.h) */

@@ -69,6 +69,39 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET max_parallel_workers_per_gather;
 
+-- Once k rows are known, a plain column key is compared before a WHERE clause that PostgreSQL's
+-- evaluator runs, and the clause is left out for rows whose key cannot be selected: only where
+-- its errors and effects cannot depend on the row (leakproof functions; LIKE against a constant
+-- pattern).  So a clause that fails on a row late in the table, beyond the k-th key, still
+-- fails as in PostgreSQL; a malformed LIKE pattern fails on the first row; a volatile clause is
+-- called for every row, as PostgreSQL calls it; and the answers are PostgreSQL's.
+CREATE SEQUENCE radik_err_calls;
+CREATE FUNCTION radik_err_count_call() RETURNS boolean LANGUAGE sql VOLATILE
+	AS $$ SELECT nextval('radik_err_calls') > 0 $$;
+CREATE TABLE radik_err_text AS
+	SELECT i AS id, md5(i::text) AS name, (i * 7919 % 100003)::float8 AS v
+	FROM generate_series(1, 100000) i;
+ANALYZE radik_err_text;
+SELECT q, radik_compare(q) AS answer
+FROM unnest(ARRAY[
+	'SELECT * FROM radik_err_text WHERE name LIKE ''a%'' ORDER BY v DESC LIMIT 3',
+	'SELECT * FROM radik_err_text WHERE name NOT LIKE ''%1%'' AND id > 10 ORDER BY v LIMIT 5',
+	'SELECT * FROM radik_err_text WHERE name ILIKE ''%B_'' OR id IS NULL ORDER BY v LIMIT 5',
+	'SELECT * FROM radik_err_text WHERE name LIKE ''%'' AND 10 / (id - 99999) > -100 ORDER BY v DESC LIMIT 3',
+	'SELECT * FROM radik_err_text WHERE name LIKE ''7\'' ORDER BY v DESC LIMIT 3'
+]) q;
+SELECT (radik_analyzed_scan('SELECT * FROM radik_err_text WHERE name NOT LIKE ''a%'' ORDER BY v DESC LIMIT 3')
+		->> 'Rows Removed by Filter')::int8 < (SELECT count(*) FROM radik_err_text WHERE name LIKE 'a%') / 2
+	AS clause_left_out_for_most_rows;
+SELECT setval('radik_err_calls', 1, false);
+SELECT radik_compare('SELECT v FROM radik_err_text WHERE radik_err_count_call() ORDER BY v LIMIT 3')
+	AS volatile_clause;
+SELECT last_value = 2 * (SELECT count(*) FROM radik_err_text) AS called_for_every_row_twice
+FROM radik_err_calls;
+DROP FUNCTION radik_err_count_call();
+DROP SEQUENCE radik_err_calls;
+DROP TABLE radik_err_text;
+
 -- Row-level security: the policy's clause runs before the query's own (a + 1 is not
 -- leakproof), so the rows it hides never reach a clause that would fail on them.
 CREATE ROLE regress_radik_errors;
