@@ -34,8 +34,14 @@
  * the ranges hold k rows, and every range whose bound is beyond it will be skipped.  Random keys
  * give every range about the same bounds, no skipping is predicted, and the table is read as it
  * is without an index.
+ *
+ * The planner has no summaries: it estimates the ranges read as BRIN's own cost estimate does,
+ * from the column's correlation with the table's order, the ranges that hold the rows wanted
+ * divided by the correlation (radik_brin_read_share).
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "radik_compat.h"
 
@@ -46,16 +52,21 @@
 #include "access/genam.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_statistic.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
 #include "storage/bufmgr.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/typcache.h"
 
 #include "radik_brin.h"
 #include "radik_datum_keys.h"
+#include "radik_settings.h"
 
 /* Rows per block assumed for a table never analyzed. */
 #define UNKNOWN_ROWS_PER_BLOCK 10
@@ -319,4 +330,74 @@ radik_brin_plan(Relation rel, Snapshot snapshot, const RadikSortKey *key, BlockN
 		plan->ranges[i] = ranges[i].range;
 	pfree(ranges);
 	return plan;
+}
+
+double
+radik_brin_read_share(PlannerInfo *root, RelOptInfo *rel, Expr *key_expr, Oid key_type,
+					  double rows_wanted, double *nranges)
+{
+	Var		   *var = (Var *) key_expr;
+	RangeTblEntry *rte;
+	BlockNumber pages_per_range = 0;
+	HeapTuple	statistics;
+	double		correlation = 0;
+	double		ranges;
+	double		rows_per_range;
+	double		reads;
+	ListCell   *lc;
+
+	*nranges = 0;
+	if (!radik_brin_ranges || !IsA(key_expr, Var) || var->varno != rel->relid ||
+		rel->rtekind != RTE_RELATION || rel->pages == 0 || rel->tuples <= 0 || rel->rows <= 0)
+		return 1;
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *index = lfirst(lc);
+
+		if (index->relam != BRIN_AM_OID || index->indpred != NIL)
+			continue;
+		for (int i = 0; i < index->nkeycolumns && pages_per_range == 0; i++)
+		{
+			if (index->indexkeys[i] != var->varattno || index->opcintype[i] != key_type ||
+				get_opfamily_proc(index->opfamily[i], key_type, key_type,
+								  BRIN_PROCNUM_OPCINFO) != F_BRIN_MINMAX_OPCINFO)
+				continue;
+			{
+				Relation	index_rel = index_open(index->indexoid, NoLock);
+
+				pages_per_range = BrinGetPagesPerRange(index_rel);
+				index_close(index_rel, NoLock);
+			}
+		}
+		if (pages_per_range > 0)
+			break;
+	}
+	if (pages_per_range == 0)
+		return 1;
+
+	rte = planner_rt_fetch(rel->relid, root);
+	statistics = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(rte->relid),
+								 Int16GetDatum(var->varattno), BoolGetDatum(rte->inh));
+	if (HeapTupleIsValid(statistics))
+	{
+		AttStatsSlot slot;
+
+		if (get_attstatsslot(&slot, statistics, STATISTIC_KIND_CORRELATION, InvalidOid,
+							 ATTSTATSSLOT_NUMBERS))
+		{
+			if (slot.nnumbers > 0)
+				correlation = fabs(slot.numbers[0]);
+			free_attstatsslot(&slot);
+		}
+		ReleaseSysCache(statistics);
+	}
+	if (correlation <= 0)
+		return 1;
+
+	ranges = ceil(rel->pages / (double) pages_per_range);
+	*nranges = ranges;
+	/* the qualifying rows the wanted ones are among, in as many ranges, and the last range */
+	rows_per_range = rel->tuples / ranges;
+	reads = ceil(rows_wanted * (rel->tuples / rel->rows) / rows_per_range) + 1;
+	return Min(ranges, reads / correlation) / ranges;
 }

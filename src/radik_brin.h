@@ -13,6 +13,7 @@
 
 #include "postgres.h"
 
+#include "nodes/pathnodes.h"
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
 
@@ -35,5 +36,14 @@ typedef struct RadikBrinPlan
 extern RadikBrinPlan *radik_brin_plan(Relation rel, Snapshot snapshot, const RadikSortKey *key,
 									  BlockNumber nblocks, uint64 need, uint64 threshold,
 									  int nworkers);
+
+/*
+ * For the planner: the share of rel's block ranges a selection of rows_wanted rows by the plain
+ * column key_expr (of type key_type) is expected to read in BRIN order, from a minmax index on
+ * it and the column's correlation with the table's order; 1 without such an index.  *nranges is
+ * set to the ranges whose summaries are read.
+ */
+extern double radik_brin_read_share(PlannerInfo *root, RelOptInfo *rel, Expr *key_expr,
+									Oid key_type, double rows_wanted, double *nranges);
 
 #endif							/* RADIK_BRIN_H */

@@ -51,6 +51,7 @@
 #include "utils/spccache.h"
 
 #include "radik.h"
+#include "radik_brin.h"
 #include "radik_device.h"
 #include "radik_paths.h"
 #include "radik_scan.h"
@@ -499,6 +500,8 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	double		spc_seq_page_cost;
 	QualCost	qual_cost;
 	QualCost	key_cost;
+	double		read_share;
+	double		summaries;
 	Cost		startup;
 	Cost		run;
 
@@ -531,21 +534,35 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	}
 
 	/*
+	 * With a BRIN index that lets most block ranges be skipped, the backend alone reads the
+	 * share of the table expected, after the index's summaries (radik_brin.h).
+	 */
+	read_share = radik_brin_read_share(root, input_rel, first_key->expr, first_key->type, wanted,
+									   &summaries);
+	if (read_share * 2 * (1 + workers) > 1)
+	{
+		read_share = 1;
+		summaries = 0;
+	}
+
+	/*
 	 * Reading the table and running the quals, as a sequential scan does, and extracting and
 	 * selecting the first key of every qualifying row; with workers, the per-row work is shared
 	 * as in a parallel sequential scan, and the rows the workers send (about what the running
 	 * k-th key lets through) a quarter of what a Gather pays per row.
 	 */
-	startup = (cpu_tuple_cost + qual_cost.per_tuple) * tuples +
-		(key_cost.per_tuple + radik_key_cost) * rows;
-	if (workers > 0)
+	startup = ((cpu_tuple_cost + qual_cost.per_tuple) * tuples +
+			   (key_cost.per_tuple + radik_key_cost) * rows) * read_share +
+		(cpu_index_tuple_cost + cpu_operator_cost) * summaries;
+	if (workers > 0 && read_share == 1)
 	{
 		double		sent = Min(rows, wanted * (1.0 + log(Max(rows / wanted, 1.0))));
 
 		startup = startup / radik_parallel_divisor(workers) + parallel_setup_cost +
 			SENT_ROW_PARALLEL_TUPLE_COSTS * parallel_tuple_cost * sent;
 	}
-	startup += spc_seq_page_cost * input_rel->pages + qual_cost.startup + key_cost.startup;
+	startup += spc_seq_page_cost * input_rel->pages * read_share + qual_cost.startup +
+		key_cost.startup;
 	startup += radik_selection_cost;
 	if (radik_gpu_startup_pending())
 		startup += radik_gpu_startup_cost * gpu_startup_share;

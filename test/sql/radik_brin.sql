@@ -95,6 +95,24 @@ SET radik.brin_ranges = off;
 SELECT radik_brin_outcome('SELECT * FROM radik_br ORDER BY ts DESC LIMIT 100') AS setting_off;
 RESET radik.brin_ranges;
 
+-- The planner expects the skipping (from the column's correlation), without radik.force: the
+-- startup cost of the latest rows is a small part of the cost of reading the whole table.
+CREATE FUNCTION radik_brin_startup_cost(stmt text) RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || stmt INTO plan;
+	RETURN (plan -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Startup Cost')::float8;
+END $$;
+SET radik.force = off;
+SELECT radik_plan_uses_radik('SELECT * FROM radik_br ORDER BY ts DESC LIMIT 100') AS planned,
+	radik_brin_startup_cost('SELECT * FROM radik_br ORDER BY ts DESC LIMIT 100') * 10 <
+	(SELECT radik_brin_startup_cost('SELECT * FROM radik_br ORDER BY r8 DESC LIMIT 100'))
+	AS costed_below_a_tenth;
+SET radik.force = on;
+DROP FUNCTION radik_brin_startup_cost(text);
+
 -- Rows added after the index was built: their ranges are not summarized and are read first; a
 -- range desummarized in the middle is read too.  The newest rows hold the best keys of ts and
 -- the worst of id's reverse (radik_br_rev is the table stored in reverse order).
