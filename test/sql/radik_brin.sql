@@ -129,7 +129,7 @@ SELECT radik_brin_outcome('SELECT * FROM radik_br ORDER BY ts DESC LIMIT 100')
 -- Empty ranges: every row of a few ranges deleted and vacuumed away, the ranges summarized again.
 DELETE FROM radik_br WHERE id BETWEEN 10000 AND 14000;
 VACUUM radik_br;
-SELECT brin_desummarize_range('radik_br_ts', b)
+SELECT count(brin_desummarize_range('radik_br_ts', b)) > 0 AS desummarized
 FROM generate_series(0, (pg_relation_size('radik_br') / 8192)::int, 4) b;
 SELECT brin_summarize_new_values('radik_br_ts') > 0 AS summarized;
 SELECT * FROM radik_brin_answers('radik_br');
