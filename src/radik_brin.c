@@ -22,10 +22,11 @@
  *	- an all-NULL range with NULLS LAST, and a range summarized empty, get the largest bound:
  *	  they are read only while fewer than k rows are known (when NULLs may still be selected);
  *	- the bound is the engine key of the summary's value, so NaN, -0 and the like are ordered as
- *	  the selection orders them.
+ *	  the selection orders them; where the engine key only summarizes the value (text, uuid:
+ *	  radik_key_mapper.c), it is still no greater than the key of any value the range holds.
  * An index counts only when its opclass is minmax (not minmax-multi, bloom or inclusion) over
- * the key's type and orders by the type's default btree order, the index is valid and neither
- * partial nor on an expression.
+ * the key's type and orders by the type's default btree order under the sort's collation, the
+ * index is valid and neither partial nor on an expression.
  *
  * Reading in bound order gives up the parallel workers (they take blocks in table order), so
  * the ranges are used only when the summaries predict a small read: taking each summarized
@@ -65,7 +66,7 @@
 #include "utils/typcache.h"
 
 #include "radik_brin.h"
-#include "radik_datum_keys.h"
+#include "radik_key_mapper.h"
 #include "radik_settings.h"
 
 /* Rows per block assumed for a table never analyzed. */
@@ -94,7 +95,9 @@ minmax_column(Relation index, const RadikSortKey *key)
 	typentry = lookup_type_cache(key->type, TYPECACHE_LT_OPR);
 	for (int i = 0; i < form->indnkeyatts; i++)
 	{
-		if (form->indkey.values[i] != key->attnum || index->rd_opcintype[i] != key->type)
+		/* the same column, type and collation (the summaries' min and max are the collation's) */
+		if (form->indkey.values[i] != key->attnum || index->rd_opcintype[i] != key->type ||
+			index->rd_indcollation[i] != key->collation)
 			continue;
 		if (index_getprocid(index, i + 1, BRIN_PROCNUM_OPCINFO) != F_BRIN_MINMAX_OPCINFO)
 			continue;
@@ -111,7 +114,7 @@ minmax_column(Relation index, const RadikSortKey *key)
 static void
 summarize_range(SummarizedRange *out, BlockNumber start, BlockNumber end,
 				const BrinMemTuple *summary, int column, const RadikSortKey *key,
-				RadikKeyMap map)
+				RadikKeyMapper *mapper)
 {
 	const BrinValues *values;
 
@@ -137,8 +140,8 @@ summarize_range(SummarizedRange *out, BlockNumber start, BlockNumber end,
 		return;
 	}
 	/* bv_values: the minimum, then the maximum */
-	out->range.bound = map(values->bv_values[key->descending ? 1 : 0]);
-	out->worst = map(values->bv_values[key->descending ? 0 : 1]);
+	out->range.bound = radik_mapper_key(mapper, values->bv_values[key->descending ? 1 : 0]);
+	out->worst = radik_mapper_key(mapper, values->bv_values[key->descending ? 0 : 1]);
 	if (values->bv_hasnulls && key->nulls_first)
 	{
 		out->range.bound = 0;
@@ -231,8 +234,7 @@ radik_brin_plan(Relation rel, Snapshot snapshot, const RadikSortKey *key, BlockN
 	BrinTuple  *copy = NULL;
 	Size		copy_size = 0;
 	Buffer		buffer = InvalidBuffer;
-	RadikKeyMap map;
-	int			key_bytes;
+	RadikKeyMapper mapper;
 	SummarizedRange *ranges;
 	int			nranges;
 	double		rows_per_block;
@@ -264,7 +266,7 @@ radik_brin_plan(Relation rel, Snapshot snapshot, const RadikSortKey *key, BlockN
 	context = AllocSetContextCreate(CurrentMemoryContext, "radik brin",
 									ALLOCSET_DEFAULT_SIZES);
 	old_context = MemoryContextSwitchTo(context);
-	map = radik_key_map(key->type, key->descending, &key_bytes);
+	radik_key_mapper_init(&mapper, key);
 	desc = brin_build_desc(index);
 	memtuple = brin_new_memtuple(desc);
 #if PG_VERSION_NUM >= 170000
@@ -301,7 +303,7 @@ radik_brin_plan(Relation rel, Snapshot snapshot, const RadikSortKey *key, BlockN
 			LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 			summary = brin_deform_tuple(desc, copy, memtuple);
 		}
-		summarize_range(&ranges[i], start, end, summary, column, key, map);
+		summarize_range(&ranges[i], start, end, summary, column, key, &mapper);
 	}
 	if (BufferIsValid(buffer))
 		ReleaseBuffer(buffer);
@@ -334,7 +336,7 @@ radik_brin_plan(Relation rel, Snapshot snapshot, const RadikSortKey *key, BlockN
 
 double
 radik_brin_read_share(PlannerInfo *root, RelOptInfo *rel, Expr *key_expr, Oid key_type,
-					  double rows_wanted, double *nranges)
+					  Oid collation, double rows_wanted, double *nranges)
 {
 	Var		   *var = (Var *) key_expr;
 	RangeTblEntry *rte;
@@ -359,6 +361,7 @@ radik_brin_read_share(PlannerInfo *root, RelOptInfo *rel, Expr *key_expr, Oid ke
 		for (int i = 0; i < index->nkeycolumns && pages_per_range == 0; i++)
 		{
 			if (index->indexkeys[i] != var->varattno || index->opcintype[i] != key_type ||
+				index->indexcollations[i] != collation ||
 				get_opfamily_proc(index->opfamily[i], key_type, key_type,
 								  BRIN_PROCNUM_OPCINFO) != F_BRIN_MINMAX_OPCINFO)
 				continue;

@@ -39,11 +39,12 @@ extern RadikBrinPlan *radik_brin_plan(Relation rel, Snapshot snapshot, const Rad
 
 /*
  * For the planner: the share of rel's block ranges a selection of rows_wanted rows by the plain
- * column key_expr (of type key_type) is expected to read in BRIN order, from a minmax index on
- * it and the column's correlation with the table's order; 1 without such an index.  *nranges is
- * set to the ranges whose summaries are read.
+ * column key_expr (of type key_type, sorted under collation) is expected to read in BRIN order,
+ * from a minmax index on it and the column's correlation with the table's order; 1 without such
+ * an index.  *nranges is set to the ranges whose summaries are read.
  */
 extern double radik_brin_read_share(PlannerInfo *root, RelOptInfo *rel, Expr *key_expr,
-									Oid key_type, double rows_wanted, double *nranges);
+									Oid key_type, Oid collation, double rows_wanted,
+									double *nranges);
 
 #endif							/* RADIK_BRIN_H */

@@ -2,12 +2,15 @@
  * radik_datum_keys.c
  *	  Which PostgreSQL types radik can order, and the map from their values to engine keys.
  *
- * Every supported type but numeric is a fixed-width, pass-by-value number underneath (date is an
- * int32 day count; time, timestamp and timestamptz are int64 microsecond counts), and its default
- * btree order is the numeric order of that number, with the float rules (-0 = +0, NaN equal to
- * itself and above +Infinity) that cuda/radik_keys.h folds in.  So a key is the bit-level map of
- * the number, complemented for a descending sort.  NULLs never reach these maps: the scan keeps
- * NULL rows aside and places them first or last itself.
+ * Every type here but numeric is a fixed-width, pass-by-value number underneath (date is an
+ * int32 day count; time, timestamp and timestamptz are int64 microsecond counts, money an int64
+ * count of cents; bool is 0 or 1, oid an unsigned int32, "char" one byte that its btree operators
+ * compare as unsigned char: charlt in src/backend/utils/adt/char.c), and its default btree order
+ * is the numeric order of that number, with the float rules (-0 = +0, NaN equal to itself and
+ * above +Infinity) that cuda/radik_keys.h folds in.  So a key is the bit-level map of the number,
+ * complemented for a descending sort.  NULLs never reach these maps: the scan keeps NULL rows
+ * aside and places them first or last itself.  Domains over these types are ordered as the type
+ * underneath (the planner and radik_topk() pass the base type).
  *
  * numeric is the exception: a variable-length decimal that no 64-bit key holds exactly.  Its key
  * is a monotone summary (sign, weight and the first three base-10000 digits, that is 9 to 12
@@ -17,7 +20,10 @@
  * sorts them with numeric's own comparator (radik_key_type_exact says which types need it).
  *
  * The maps are chosen once per selection (radik_key_map) and called per row through a pointer,
- * or per page of rows (radik_key_map_many).
+ * or per page of rows (radik_key_map_many).  These maps need no state, so they serve every
+ * caller (the extractor, BRIN bounds, grouping by key bits); the keys that need state of their
+ * own (text, bytea, uuid through PostgreSQL's abbreviated keys, enums through their sort order)
+ * are made by radik_key_mapper.c, around these.
  * The inverse (radik_datum_from_key) lets the custom scan return a selected key's value without
  * fetching its row, when the key column is all the query reads.
  */
@@ -64,6 +70,13 @@ KEY_MAP(float4_asc, radik_key_from_float4_bits((uint32) DatumGetInt32(value)))
 KEY_MAP(float4_desc, radik_key32_descending(radik_key_from_float4_bits((uint32) DatumGetInt32(value))))
 KEY_MAP(float8_asc, radik_key_from_float8(DatumGetFloat8(value)))
 KEY_MAP(float8_desc, radik_key64_descending(radik_key_from_float8(DatumGetFloat8(value))))
+KEY_MAP(bool_asc, radik_key_from_bool(DatumGetBool(value)))
+KEY_MAP(bool_desc, radik_key32_descending(radik_key_from_bool(DatumGetBool(value))))
+KEY_MAP(oid_asc, radik_key_from_uint32(DatumGetObjectId(value)))
+KEY_MAP(oid_desc, radik_key32_descending(radik_key_from_uint32(DatumGetObjectId(value))))
+/* "char" as unsigned char, as charlt compares */
+KEY_MAP(char_asc, radik_key_from_uint32((uint8) DatumGetChar(value)))
+KEY_MAP(char_desc, radik_key32_descending(radik_key_from_uint32((uint8) DatumGetChar(value))))
 
 /*
  * numeric's stored form (src/backend/utils/adt/numeric.c, the same on disk since 9.1): after the
@@ -184,6 +197,10 @@ radik_key_type_supported(Oid type)
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
 		case NUMERICOID:
+		case BOOLOID:
+		case OIDOID:
+		case CHAROID:
+		case CASHOID:
 			return true;
 		default:
 			return false;
@@ -206,7 +223,8 @@ const char *
 radik_supported_type_names(void)
 {
 	return "smallint, integer, bigint, real, double precision, date, "
-		"time without time zone, timestamp without time zone, timestamp with time zone";
+		"time without time zone, timestamp without time zone, timestamp with time zone, "
+		"boolean, oid, \"char\", money";
 }
 
 RadikKeyMap
@@ -225,8 +243,18 @@ radik_key_map(Oid type, bool descending, int *key_bytes)
 		case TIMEOID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
+		case CASHOID:
 			*key_bytes = 8;
 			return descending ? key_int8_desc : key_int8_asc;
+		case BOOLOID:
+			*key_bytes = 4;
+			return descending ? key_bool_desc : key_bool_asc;
+		case OIDOID:
+			*key_bytes = 4;
+			return descending ? key_oid_desc : key_oid_asc;
+		case CHAROID:
+			*key_bytes = 4;
+			return descending ? key_char_desc : key_char_asc;
 		case FLOAT4OID:
 			*key_bytes = 4;
 			return descending ? key_float4_desc : key_float4_asc;
@@ -256,7 +284,14 @@ radik_key_map_many(Oid type, bool descending)
 		case TIMEOID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
+		case CASHOID:
 			return descending ? key_int8_desc_many : key_int8_asc_many;
+		case BOOLOID:
+			return descending ? key_bool_desc_many : key_bool_asc_many;
+		case OIDOID:
+			return descending ? key_oid_desc_many : key_oid_asc_many;
+		case CHAROID:
+			return descending ? key_char_desc_many : key_char_asc_many;
 		case FLOAT4OID:
 			return descending ? key_float4_desc_many : key_float4_asc_many;
 		case FLOAT8OID:
@@ -286,8 +321,18 @@ radik_datum_from_key(Oid type, bool descending, uint64 key, bool *exact)
 		case TIMEOID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
+		case CASHOID:
 			key = descending ? radik_key64_descending(key) : key;
 			return Int64GetDatum(radik_int64_from_key(key));
+		case BOOLOID:
+			key = descending ? radik_key32_descending((uint32) key) : key;
+			return BoolGetDatum(key != 0);
+		case OIDOID:
+			key = descending ? radik_key32_descending((uint32) key) : key;
+			return ObjectIdGetDatum((Oid) key);
+		case CHAROID:
+			key = descending ? radik_key32_descending((uint32) key) : key;
+			return CharGetDatum((char) (uint8) key);
 		case FLOAT4OID:
 			{
 				float		value;

@@ -199,8 +199,8 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 	extractor->buffer_step = 1;
 	extractor->rel = rel;
 	extractor->key = key;
-	extractor->map = radik_key_map(key->type, key->descending, &extractor->key_bytes);
-	extractor->map_many = radik_key_map_many(key->type, key->descending);
+	radik_key_mapper_init(&extractor->mapper, key);
+	extractor->key_bytes = extractor->mapper.key_bytes;
 	if (key->attnum > 0)
 		radik_column_reader_init(&extractor->column, rel, key->attnum);
 	extractor->econtext = econtext;
@@ -307,7 +307,7 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 		threshold != PG_UINT64_MAX)
 	{
 		value = radik_read_column(&extractor->column, tuple, &isnull);
-		if (!isnull && extractor->map(value) > threshold)
+		if (!isnull && radik_mapper_key(&extractor->mapper, value) > threshold)
 		{
 			extractor->rows_matched++;
 			return;
@@ -335,7 +335,8 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 
 	if (extractor->groups != NULL)
 	{
-		radik_groups_offer_tuple(extractor->groups, tuple, isnull ? 0 : extractor->map(value),
+		radik_groups_offer_tuple(extractor->groups, tuple,
+								 isnull ? 0 : radik_mapper_key(&extractor->mapper, value),
 								 isnull, radik_pack_tid(tid));
 		return;
 	}
@@ -345,7 +346,7 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 			batch->nulls[batch->nnulls++] = *tid;
 		return;
 	}
-	key = extractor->map(value);
+	key = radik_mapper_key(&extractor->mapper, value);
 	if (key > threshold)
 		return;					/* can no longer be among the best */
 	if (extractor->key_bytes == 4)
@@ -712,7 +713,7 @@ map_keys:
 	extractor->rows_scanned += ntuples;
 	extractor->rows_matched += matched;
 
-	extractor->map_many(values, n, keys);
+	radik_mapper_keys(&extractor->mapper, values, n, keys);
 	if (extractor->groups != NULL)
 	{
 		/* every row to its group, while the page is pinned (the group key is read from it) */

@@ -26,6 +26,7 @@
 #include "radik_datum_keys.h"
 #include "radik_groups.h"
 #include "radik_heap.h"
+#include "radik_key_mapper.h"
 #include "radik_native_qual.h"
 
 /*
@@ -90,8 +91,7 @@ typedef struct RadikExtractor
 	OffsetNumber vistuples[MaxHeapTuplesPerPage];
 
 	const RadikSortKey *key;
-	RadikKeyMap map;
-	RadikKeyMapMany map_many;
+	RadikKeyMapper mapper;		/* the key's values to engine keys */
 	int			key_bytes;
 	RadikColumnReader column;	/* when key->attnum > 0 */
 	int			nslot_columns;	/* > 0: slot is virtual, only these columns are filled */

@@ -605,7 +605,7 @@ radik_feed_begin(RadikFeed *feed, const RadikFeedRequest *request, MemoryContext
 
 	memset(feed, 0, sizeof(*feed));
 	feed->request = *request;
-	(void) radik_key_map(request->key->type, request->key->descending, &feed->key_bytes);
+	feed->key_bytes = radik_key_bytes(request->key);
 	feed->threshold = PG_UINT64_MAX;
 	feed->start_threshold = PG_UINT64_MAX;
 	feed->device = radik_choose_device(estimate_table_rows(rel, request->nblocks),

@@ -20,7 +20,9 @@
 /* How one sort key is computed and ordered. */
 typedef struct RadikSortKey
 {
-	Oid			type;			/* one of radik_key_type_supported()'s types */
+	Oid			type;			/* a base type radik_key_orderable() accepts */
+	Oid			collation;		/* the sort's collation (InvalidOid: none) */
+	Oid			sort_operator;	/* its ordering operator, "<" or ">" */
 	bool		descending;
 	bool		nulls_first;
 	AttrNumber	attnum;			/* > 0: a plain column of the table, read directly */

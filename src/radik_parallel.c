@@ -73,6 +73,8 @@ typedef struct RadikParallelShared
 {
 	Oid			relid;
 	Oid			key_type;
+	Oid			key_collation;
+	Oid			key_sort_operator;
 	bool		key_descending;
 	bool		key_nulls_first;
 	AttrNumber	key_attnum;
@@ -204,6 +206,8 @@ radik_parallel_begin(const RadikWorkersRequest *request)
 	memset(shared, 0, sizeof(RadikParallelShared));
 	shared->relid = RelationGetRelid(rel);
 	shared->key_type = key->type;
+	shared->key_collation = key->collation;
+	shared->key_sort_operator = key->sort_operator;
 	shared->key_descending = key->descending;
 	shared->key_nulls_first = key->nulls_first;
 	shared->key_attnum = key->attnum;
@@ -260,7 +264,7 @@ radik_parallel_begin(const RadikWorkersRequest *request)
 	pscan->shared = shared;
 	pscan->buffer_usage = buffer_usage;
 	pscan->wal_usage = wal_usage;
-	radik_key_map(key->type, key->descending, &pscan->key_bytes);
+	pscan->key_bytes = radik_key_bytes(key);
 	pscan->nqueues = pcxt->nworkers_launched;
 	pscan->nactive = pscan->nqueues;
 	pscan->queues = palloc0(Max(pscan->nqueues, 1) * sizeof(shm_mq_handle *));
@@ -531,6 +535,8 @@ radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
 
 	memset(&key, 0, sizeof(key));
 	key.type = shared->key_type;
+	key.collation = shared->key_collation;
+	key.sort_operator = shared->key_sort_operator;
 	key.descending = shared->key_descending;
 	key.nulls_first = shared->key_nulls_first;
 	key.attnum = shared->key_attnum;

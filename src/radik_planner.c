@@ -45,6 +45,7 @@
 #include "optimizer/restrictinfo.h"
 #include "parser/parsetree.h"
 #include "storage/bufmgr.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/selfuncs.h"
@@ -53,6 +54,7 @@
 #include "radik.h"
 #include "radik_brin.h"
 #include "radik_device.h"
+#include "radik_key_mapper.h"
 #include "radik_paths.h"
 #include "radik_scan.h"
 #include "radik_select.h"
@@ -266,34 +268,49 @@ supported_sort_keys(PlannerInfo *root, RelOptInfo *input_rel)
 		EquivalenceMember *member;
 		RadikPlannedKey *key;
 		Oid			opclass;
+		Oid			datatype;
+		const char *reason;
 
-		if (ec->ec_has_volatile || OidIsValid(ec->ec_collation))
+		if (ec->ec_has_volatile)
 			return NIL;
 		if (pathkey_strategy(pathkey) != BTLessStrategyNumber &&
 			pathkey_strategy(pathkey) != BTGreaterStrategyNumber)
 			return NIL;
 
 		member = member_of_rel(ec, input_rel);
-		if (member == NULL || !radik_key_type_supported(member->em_datatype))
-			return NIL;
-		if (contain_volatile_functions((Node *) member->em_expr))
+		if (member == NULL || contain_volatile_functions((Node *) member->em_expr))
 			return NIL;
 
 		/* Only the type's default btree order is the engine's order. */
-		opclass = GetDefaultOpClass(member->em_datatype, BTREE_AM_OID);
+		datatype = member->em_datatype;
+		opclass = GetDefaultOpClass(datatype, BTREE_AM_OID);
 		if (!OidIsValid(opclass) || get_opclass_family(opclass) != pathkey->pk_opfamily)
 			return NIL;
 
 		key = palloc0(sizeof(RadikPlannedKey));
+		/*
+		 * A binary-compatible relabeling (varchar sorted as text, a domain as its base type, a
+		 * COLLATE clause) changes nothing radik reads, so a relabeled column is read as a column.
+		 */
 		key->expr = member->em_expr;
-		key->type = member->em_datatype;
-		key->collation = InvalidOid;	/* the supported types are not collatable */
+		while (IsA(key->expr, RelabelType))
+			key->expr = ((RelabelType *) key->expr)->arg;
+		/* an enum's opclass takes anyenum: the key's own type, under any domain, orders it */
+		key->type = getBaseType(IsPolymorphicType(datatype) ? exprType((Node *) key->expr) :
+								datatype);
+		key->collation = ec->ec_collation;
 		key->descending = pathkey_strategy(pathkey) == BTGreaterStrategyNumber;
 		key->nulls_first = pathkey->pk_nulls_first;
-		key->sort_operator = get_opfamily_member(pathkey->pk_opfamily, key->type, key->type,
+		key->sort_operator = get_opfamily_member(pathkey->pk_opfamily, datatype, datatype,
 												 pathkey_strategy(pathkey));
 		if (!OidIsValid(key->sort_operator))
 			return NIL;
+		if (!radik_key_orderable(key->type, key->collation, key->sort_operator, &reason))
+		{
+			elog(DEBUG1, "radik declines ORDER BY %s: %s",
+				 format_type_be(key->type), reason);
+			return NIL;
+		}
 		keys = lappend(keys, key);
 	}
 	return keys;
@@ -537,8 +554,8 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	 * With a BRIN index that lets most block ranges be skipped, the backend alone reads the
 	 * share of the table expected, after the index's summaries (radik_brin.h).
 	 */
-	read_share = radik_brin_read_share(root, input_rel, first_key->expr, first_key->type, wanted,
-									   &summaries);
+	read_share = radik_brin_read_share(root, input_rel, first_key->expr, first_key->type,
+									   first_key->collation, wanted, &summaries);
 	if (read_share * 2 * (1 + workers) > 1)
 	{
 		read_share = 1;

@@ -266,6 +266,8 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 		RadikSortKey *key = &state->keys[i];
 
 		key->type = list_nth_oid(types, i);
+		key->collation = list_nth_oid(collations, i);
+		key->sort_operator = list_nth_oid(operators, i);
 		key->descending = list_nth_int(descending, i) != 0;
 		key->nulls_first = list_nth_int(nulls_first, i) != 0;
 		/* A plain column of the table is read straight from the tuple. */

@@ -11,8 +11,10 @@
 #include "commands/explain_format.h"
 #endif
 #include "common/int.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/pg_list.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 
 #include "radik_native_qual.h"
@@ -30,6 +32,11 @@ deparse_sort_key(RadikScanState *state, int i, List *context, bool useprefix)
 
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, deparse_expression(expr, context, useprefix, true));
+	/* a collation other than the type's default, as show_sortorder_options shows it */
+	if (OidIsValid(state->collations[i]) &&
+		state->collations[i] != get_typcollation(exprType(expr)))
+		appendStringInfo(&buf, " COLLATE %s",
+						 quote_identifier(get_collation_name(state->collations[i])));
 	if (key->descending)
 		appendStringInfoString(&buf, " DESC");
 	if (key->nulls_first && !key->descending)

@@ -86,8 +86,8 @@ SELECT radik_check('*', 'radik_sales', 'price * qty DESC, id', 'LIMIT 40') AS ex
 -- What the target list and the keys may hold: system columns (the fetched rows keep their
 -- ctid), whole rows, subqueries (correlated SubPlans and InitPlans) in the keys, the WHERE
 -- clause and the target list, a domain over a supported type, a SQL function inlined into the
--- query.  Types radik may or may not order (bool, oid, timetz, money, "char", uuid) must come
--- out right either way ('ok (declined)' when radik leaves them to PostgreSQL).
+-- query.  Types radik orders (bool, oid, money, "char", uuid) and one it leaves to PostgreSQL
+-- (timetz: 'ok (declined)') must come out right.
 CREATE DOMAIN radik_posint AS int4 CHECK (VALUE > 0);
 CREATE TABLE radik_misc (id int4, v radik_posint, b bool, o oid, tt timetz, m money, c "char",
 	u uuid);
