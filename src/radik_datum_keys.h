@@ -13,12 +13,16 @@
 
 #include "postgres.h"
 
-/* Can radik order values of this type (as its default btree opclass does)? */
+/*
+ * Can radik order values of this type (as its default btree opclass does) with a stateless map
+ * of this file?  The types that need a mapper's state are radik_key_mapper.h's.
+ */
 extern bool radik_key_type_supported(Oid type);
 
 /*
- * Are this supported type's keys its values, one key per value?  Not for numeric, whose key
- * only summarizes its value (radik_datum_keys.c): rows tied on that key at the cut are gathered
+ * Are this type's keys its values, one key per value, made without state?  Not for numeric,
+ * whose key only summarizes its value (radik_datum_keys.c), nor for the types of
+ * radik_key_mapper.h (text, uuid, enums, ...): rows tied on such a key at the cut are gathered
  * and sorted by the values themselves.
  */
 extern bool radik_key_type_exact(Oid type);

@@ -9,7 +9,7 @@
  * radik_select_rows for the TIDs of the best count + offset rows by the first sort key
  * (run_selection; a grouped node asks radik_select_groups for each group's best rows).  With one
  * exact sort key that is the answer (with the tied rows, for WITH TIES); with several keys, a
- * numeric key or groups, the candidates are then sorted by all keys with PostgreSQL's own
+ * summarized key (numeric, text, uuid, an enum: radik_key_mapper.h) or groups, the candidates are then sorted by all keys with PostgreSQL's own
  * comparators (sort_candidates_by_all_keys).  Most rows are returned as the scan carried them
  * (radik_carry.h); the others are fetched by TID in batches (fetch_batch), and a query that reads
  * nothing but its one sort key column gets rows made from the keys.
@@ -286,7 +286,7 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	state->qual = ExecInitQual(state->row_quals, &node->ss.ps);
 
 	/*
-	 * Several keys, or a first key the engine only summarizes (numeric): candidates are sorted;
+	 * Several keys, or a first key the engine only summarizes (numeric, text, uuid, an enum): candidates are sorted;
 	 * so are a grouped node's rows, by all keys.
 	 */
 	state->sort_candidates = state->grouped ||
@@ -479,8 +479,8 @@ keep_fetched_row(RadikScanState *state, int64 position, HeapTuple row, MemoryCon
  *
  * With several sort keys the engine returns every row tied with the last one on the first key
  * too, and this sort, with PostgreSQL's own comparators, breaks ties on the first key exactly as
- * a Sort node would; so it does with one key of type numeric, whose engine key only summarizes
- * the value (radik_datum_keys.c).  FETCH FIRST ... WITH TIES asks for the tied rows with one
+ * a Sort node would; so it does with one key whose engine key only summarizes the value
+ * (numeric, text, uuid, an enum: radik_datum_keys.c, radik_key_mapper.c).  FETCH FIRST ... WITH TIES asks for the tied rows with one
  * exact key as well, and sorts candidates without a bound: the node returns the count + offset
  * rows and then the rows tied with the last of them, among others, and the Limit node above
  * stops at the first row not tied on all the sort keys, as it does over a Sort.
@@ -615,7 +615,7 @@ run_selection(RadikScanState *state)
 	selection.k = wanted;
 	/*
 	 * Ties at the cut: all of them for several keys (the next key orders them, NULL rows too) and
-	 * for WITH TIES; with one numeric key, the rows whose summary ties (NULL rows are equal).
+	 * for WITH TIES; with one summarized key, the rows whose summary ties (NULL rows are equal).
 	 */
 	selection.ties = state->nkeys > 1 || state->with_ties ? RADIK_TIES_ALL :
 		state->sort_candidates ? RADIK_TIES_KEYS : RADIK_TIES_NONE;

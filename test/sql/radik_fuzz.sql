@@ -1,6 +1,7 @@
 -- radik_fuzz: hundreds of generated queries, each compared with PostgreSQL's own answer
 -- (radik_compare in radik_setup.sql), to reach the combinations the hand-written tests do not
--- list: sort keys of every supported type and expressions over them, both directions and NULL
+-- list: sort keys of every supported type (text through the pad column, whose values tie on
+-- their first 8 bytes, or are TOASTed) and expressions over them, both directions and NULL
 -- placements, a second key, OFFSET, FETCH FIRST ... WITH TIES, WHERE clauses that radik runs on
 -- raw column values and others, whole rows and key-only output, with and without parallel
 -- workers, a row store that fills up (work_mem 64kB), the threshold seed on and off; over a table
@@ -121,7 +122,9 @@ DECLARE
 									 'tm', 'b * 2 - a', 'abs(c - 0.5)', 'a % 7', 'g / 1000 + d',
 									 'e - interval ''1 day'' * a', 'c::float8 + coalesce(w, 0)',
 									 'dt - a', 'tm + interval ''1 minute'' * d',
-									 'a / (d % 5)', 'b::numeric / 7', 'round(c::numeric, 2)']);
+									 'a / (d % 5)', 'b::numeric / 7', 'round(c::numeric, 2)',
+									 'pad', 'pad COLLATE "C"', 'upper(pad) || a', 'left(pad, 9)',
+									 'md5(a::text)::uuid', 'a > 0']);
 	key2 text := radik_fz_pick(ARRAY['', '', 'id', 'id DESC', 'a', 'c DESC']);
 	dir text := radik_fz_pick(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']);
 	rest text := radik_fz_pick(ARRAY['*, ', 'id, ', '']);
