@@ -46,6 +46,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_enum.h"
+#include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "port/pg_bswap.h"
 #include "utils/builtins.h"
@@ -53,6 +54,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/pg_locale.h"
+#include "utils/selfuncs.h"
 #include "utils/syscache.h"
 #include "utils/uuid.h"
 
@@ -314,6 +316,39 @@ own_keys_agree(RadikKeyMapper *mapper)
 			return false;
 	}
 	return true;
+}
+
+double
+radik_summary_tie_share(void *root, const RadikSortKey *key, Node *expr)
+{
+	VariableStatData vardata;
+	AttStatsSlot sslot;
+	double		share = 0.0;
+
+	if (!radik_key_type_needs_mapper(key->type) || type_is_enum(key->type))
+		return 0.0;
+	examine_variable((PlannerInfo *) root, expr, 0, &vardata);
+	if (HeapTupleIsValid(vardata.statsTuple) &&
+		get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_HISTOGRAM, InvalidOid,
+						 ATTSTATSSLOT_VALUES))
+	{
+		if (sslot.nvalues > 1)
+		{
+			RadikKeyMapper mapper;
+			uint64		best;
+			int			tied = 0;
+
+			/* the bounds are in ascending order: the best key is the first's, or the last's */
+			radik_key_mapper_init(&mapper, key);
+			best = radik_mapper_key(&mapper, sslot.values[key->descending ? sslot.nvalues - 1 : 0]);
+			for (int i = 0; i < sslot.nvalues; i++)
+				tied += radik_mapper_key(&mapper, sslot.values[i]) == best;
+			share = (double) (tied - 1) / (sslot.nvalues - 1);
+		}
+		free_attstatsslot(&sslot);
+	}
+	ReleaseVariableStats(vardata);
+	return share;
 }
 
 int

@@ -70,6 +70,14 @@ extern bool radik_key_orderable(Oid type, Oid collation, Oid sort_operator, cons
  */
 extern bool radik_key_type_needs_mapper(Oid type);
 
+/*
+ * For a key whose engine key summarizes its values (text, bytea, uuid), the share of expr's rows
+ * whose engine key ties with the best one, judged from expr's statistics histogram (0 without
+ * one): values sharing their first 8 bytes make the rows tied at the cut, which the scan must
+ * fetch and sort, many.  root is the planner's (a PlannerInfo *).
+ */
+extern double radik_summary_tie_share(void *root, const RadikSortKey *key, Node *expr);
+
 /* The width of key's engine keys in bytes, 4 or 8, as its mapper makes them. */
 extern int	radik_key_bytes(const RadikSortKey *key);
 

@@ -594,7 +594,18 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	{
 		double		groups = estimate_num_groups(root, list_make1(first_key->expr), rows,
 												 NULL, NULL);
-		double		candidates = Min(rows, wanted + rows / Max(groups, 1.0));
+		RadikSortKey summary;
+		double		candidates;
+
+		/* with a summary key, the rows whose values share the best summary tie too */
+		memset(&summary, 0, sizeof(summary));
+		summary.type = first_key->type;
+		summary.collation = first_key->collation;
+		summary.sort_operator = first_key->sort_operator;
+		summary.descending = first_key->descending;
+		candidates = Min(rows, wanted + Max(rows / Max(groups, 1.0),
+											rows * radik_summary_tie_share(root, &summary,
+																		   (Node *) first_key->expr)));
 
 		if (sorts_candidates)
 		{
