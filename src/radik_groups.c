@@ -3,18 +3,29 @@
  *	  The best rows of each group (radik_groups.h): an open-addressing hash table of groups, each
  *	  keeping its candidate rows at or below a threshold of its own.
  *
- * A group collects the rows offered to it until it holds twice what it must keep (2k rows, at
- * least 8), then sorts them by key, cuts after the rows tied with the k-th (or after the k-th
- * distinct key) and takes the last key kept as its threshold: a later row beyond it is dropped
- * on arrival.  So a group costs about one sort of 2k keys per k rows it keeps, and the rows it
- * drops one comparison each; heavy ties at the threshold make a group grow, the next cut waiting
- * until it has doubled again.
+ * A group sorts the rows offered to it and cuts them after the rows tied with the k-th (or after
+ * the k-th distinct key) when it first holds k rows, and again each time it holds twice what it
+ * kept, taking the last key kept as its threshold: a later row beyond it is dropped on arrival.
+ * So a group costs about one sort of 2k keys per k rows it keeps, and the rows it drops one
+ * comparison each; heavy ties at the threshold make a group grow, the next cut waiting until it
+ * has doubled again.  A group whose rows were not added to since its last cut, or that holds no
+ * more than k rows, is already cut: the final pass over the groups sorts none of them.
+ *
+ * Many small groups (a million groups of a few rows) make the bookkeeping of a group, not the
+ * rows, the cost; so the groups are records of one size in large chunks, numbered in the order
+ * they were first seen, each with room for its first rows (2k, at most MAX_INLINE_ROWS) inside
+ * it: a group's rows move to an array of their own only when they outgrow that room.  The hash
+ * table's slots hold a group's number with its key's hash and, for a key grouped by bits, the
+ * bits, so that a lookup reads the one record it finds; the group of the row offered last is
+ * remembered, which makes the rows of a table stored in group order (a serial key, a date)
+ * cost no lookup.  The final pass and the export read the records in order.
  *
  * Groups are found by their key's hash.  One key of a type whose engine key is equal exactly for
  * equal values (integers, dates, times, floats with -0 and NaN folded) is grouped by those bits
  * alone; other keys by their type's hash and equality functions with their collation, the key
- * values copied into the set when a group is first seen.  NULL group keys form a group of their
- * own, as in PostgreSQL's grouping.
+ * values copied into the set (into blocks shared by many groups) when a group is first seen.
+ * NULL group keys form a group of their own, as in PostgreSQL's grouping.  Everything lives in
+ * the set's memory context, which radik_groups_memory measures.
  */
 #include "postgres.h"
 
@@ -26,6 +37,7 @@
 #include "nodes/nodeFuncs.h"
 #include "port/pg_bitutils.h"
 #include "utils/datum.h"
+#include "utils/expandeddatum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -35,9 +47,16 @@
 /* A candidate's row id carries this bit when its key is NULL. */
 #define KEY_NULL_FLAG (UINT64CONST(1) << 62)
 
-/* A group cuts its rows once it holds this many times what it keeps, and at least MIN_PRUNE. */
+/* A group cuts its rows when it first holds k, then once it holds this many times what it kept. */
 #define PRUNE_FACTOR 2
-#define MIN_PRUNE 8
+
+/* The most rows a group holds in its own record (16 bytes each). */
+#define MAX_INLINE_ROWS 8
+
+/* Group records per chunk, and the bytes of a block of copied group key values. */
+#define CHUNK_GROUPS_LOG2 12
+#define CHUNK_GROUPS (1 << CHUNK_GROUPS_LOG2)
+#define KEY_BLOCK_BYTES (64 * 1024)
 
 typedef struct Candidate
 {
@@ -45,20 +64,28 @@ typedef struct Candidate
 	uint64		id;				/* the row id, KEY_NULL_FLAG when the key is NULL */
 } Candidate;
 
+/* A slot of the hash table. */
+typedef struct GroupSlot
+{
+	uint64		bits;			/* the key, grouped by bits */
+	uint32		hash;
+	uint32		group;			/* the group's number plus one; 0: the slot is empty */
+} GroupSlot;
+
 typedef struct KeptGroup
 {
-	uint32		hash;
+	uint64		threshold;
+	int64		count;			/* rows held */
+	int64		cut_count;		/* rows held after the last cut, which left them sorted */
+	int64		prune_at;
+	int64		capacity;		/* of rows, when they have an array of their own */
+	Candidate  *rows;			/* that array; NULL while they are in inline_rows */
+	uint64		bits;			/* the key, grouped by bits */
+	Datum	   *values;			/* the key, grouped the general way; its nulls follow */
 	bool		full;			/* threshold is set: the group has its k rows */
 	uint8		threshold_class;	/* see order_class */
-	uint64		threshold;
-	int64		count;
-	int64		capacity;
-	int64		prune_at;
-	Candidate  *rows;
-	uint64		bits;			/* the key, grouped by bits */
 	bool		bits_null;
-	Datum	   *values;			/* the key, grouped the general way */
-	bool	   *nulls;
+	Candidate	inline_rows[FLEXIBLE_ARRAY_MEMBER];
 } KeptGroup;
 
 struct RadikGroupSet
@@ -68,9 +95,19 @@ struct RadikGroupSet
 	RadikGroupCut cut;
 	bool		nulls_first;
 	MemoryContext context;
-	KeptGroup	  **table;			/* open addressing, a power of two slots */
+	GroupSlot  *table;			/* open addressing, a power of two slots */
 	uint32		mask;
 	int64		ngroups;
+	char	  **chunks;			/* the group records, CHUNK_GROUPS a chunk */
+	int64		max_chunks;
+	Size		group_size;		/* a record's bytes, with its inline rows */
+	int			inline_capacity;	/* rows a record has room for */
+	int64		held;			/* rows all groups hold */
+	KeptGroup  *null_group;		/* grouped by bits: the group of NULL keys, when seen */
+	KeptGroup  *last_group;		/* grouped by bits: the group of the last key found, */
+	uint64		last_bits;		/* and its bits */
+	char	   *key_space;		/* grouped the general way: room for the next key values */
+	Size		key_space_left;
 };
 
 bool
@@ -162,6 +199,13 @@ radik_group_keys_end(RadikGroupKeys *keys)
 	keys->econtext = NULL;
 }
 
+/* PRUNE_FACTOR times n, at most PG_INT64_MAX. */
+static inline int64
+times_prune_factor(int64 n)
+{
+	return n > PG_INT64_MAX / PRUNE_FACTOR ? PG_INT64_MAX : PRUNE_FACTOR * n;
+}
+
 RadikGroupSet *
 radik_groups_create(const RadikGroupKeys *keys, int64 k, RadikGroupCut cut, bool nulls_first,
 					MemoryContext context)
@@ -176,7 +220,12 @@ radik_groups_create(const RadikGroupKeys *keys, int64 k, RadikGroupCut cut, bool
 	set->nulls_first = nulls_first;
 	set->context = set_context;
 	set->mask = 1023;
-	set->table = MemoryContextAllocZero(set_context, (set->mask + 1) * sizeof(KeptGroup *));
+	set->table = MemoryContextAllocZero(set_context, (set->mask + 1) * sizeof(GroupSlot));
+	set->inline_capacity = (int) Min(times_prune_factor(set->k), MAX_INLINE_ROWS);
+	set->group_size = MAXALIGN(offsetof(KeptGroup, inline_rows) +
+							   set->inline_capacity * sizeof(Candidate));
+	set->max_chunks = 16;
+	set->chunks = MemoryContextAlloc(set_context, set->max_chunks * sizeof(char *));
 	return set;
 }
 
@@ -204,15 +253,20 @@ candidate_class(const RadikGroupSet *set, const Candidate *c)
 	return order_class(set, (c->id & KEY_NULL_FLAG) != 0);
 }
 
-static int
-compare_candidates(const void *a, const void *b, void *arg)
+static inline int
+compare_candidates(const Candidate *a, const Candidate *b, const RadikGroupSet *set)
 {
-	const RadikGroupSet *set = (const RadikGroupSet *) arg;
-	const Candidate *ca = (const Candidate *) a;
-	const Candidate *cb = (const Candidate *) b;
-
-	return compare_order(candidate_class(set, ca), ca->key, candidate_class(set, cb), cb->key);
+	return compare_order(candidate_class(set, a), a->key, candidate_class(set, b), b->key);
 }
+
+/* sort_candidates(rows, n, set): a group's rows in their order */
+#define ST_SORT sort_candidates
+#define ST_ELEMENT_TYPE Candidate
+#define ST_COMPARE_ARG_TYPE const RadikGroupSet
+#define ST_COMPARE(a, b, set) compare_candidates(a, b, set)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /* A 64-bit value's hash (the splitmix64 finalizer, folded to 32 bits). */
 static inline uint32
@@ -242,15 +296,24 @@ hash_values(const RadikGroupKeys *keys, const Datum *values, const bool *nulls)
 	return murmurhash32(hash);
 }
 
+/* A group's key values' NULL flags, after its values. */
+static inline bool *
+group_nulls(const RadikGroupKeys *keys, const KeptGroup *group)
+{
+	return (bool *) (group->values + keys->nkeys);
+}
+
 static bool
 values_equal(const RadikGroupKeys *keys, const KeptGroup *group, const Datum *values,
 			 const bool *nulls)
 {
+	const bool *group_null = group_nulls(keys, group);
+
 	for (int i = 0; i < keys->nkeys; i++)
 	{
-		if (group->nulls[i] || nulls[i])
+		if (group_null[i] || nulls[i])
 		{
-			if (group->nulls[i] != nulls[i])
+			if (group_null[i] != nulls[i])
 				return false;
 			continue;
 		}
@@ -261,63 +324,171 @@ values_equal(const RadikGroupKeys *keys, const KeptGroup *group, const Datum *va
 	return true;
 }
 
+/* Group number's record. */
+static inline KeptGroup *
+group_at(const RadikGroupSet *set, int64 number)
+{
+	return (KeptGroup *) (set->chunks[number >> CHUNK_GROUPS_LOG2] +
+						  (number & (CHUNK_GROUPS - 1)) * set->group_size);
+}
+
+/* A group's rows, in its record or in their own array. */
+static inline Candidate *
+group_rows(KeptGroup *group)
+{
+	return group->rows != NULL ? group->rows : group->inline_rows;
+}
+
+/* A new group, numbered after the others (its record in the last chunk, made when full). */
+static KeptGroup *
+new_group(RadikGroupSet *set)
+{
+	int64		number = set->ngroups;
+	KeptGroup  *group;
+
+	if ((number & (CHUNK_GROUPS - 1)) == 0)
+	{
+		int64		chunk = number >> CHUNK_GROUPS_LOG2;
+
+		if (chunk == set->max_chunks)
+		{
+			set->max_chunks *= 2;
+			set->chunks = repalloc_huge(set->chunks, set->max_chunks * sizeof(char *));
+		}
+		set->chunks[chunk] = MemoryContextAllocHuge(set->context,
+													CHUNK_GROUPS * set->group_size);
+	}
+	group = group_at(set, number);
+	memset(group, 0, offsetof(KeptGroup, inline_rows));
+	group->prune_at = set->k;	/* the first cut, at k rows */
+	set->ngroups++;
+	return group;
+}
+
 /* Double the hash table. */
 static void
 grow_table(RadikGroupSet *set)
 {
 	uint32		old_mask = set->mask;
-	KeptGroup	  **old_table = set->table;
+	GroupSlot  *old_table = set->table;
 
+	if (old_mask >= PG_UINT32_MAX / 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("radik: too many groups")));
 	set->mask = old_mask * 2 + 1;
-	set->table = MemoryContextAllocZero(set->context, ((Size) set->mask + 1) * sizeof(KeptGroup *));
+	set->table = MemoryContextAllocExtended(set->context,
+											((Size) set->mask + 1) * sizeof(GroupSlot),
+											MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	for (uint32 i = 0; i <= old_mask; i++)
 	{
-		KeptGroup	   *group = old_table[i];
+		const GroupSlot *old_slot = &old_table[i];
 		uint32		slot;
 
-		if (group == NULL)
+		if (old_slot->group == 0)
 			continue;
-		for (slot = group->hash & set->mask; set->table[slot] != NULL; slot = (slot + 1) & set->mask)
+		for (slot = old_slot->hash & set->mask; set->table[slot].group != 0;
+			 slot = (slot + 1) & set->mask)
 			;
-		set->table[slot] = group;
+		set->table[slot] = *old_slot;
 	}
 	pfree(old_table);
 }
 
+/* Make a new group in the empty slot of the table. */
 static KeptGroup *
-new_group(RadikGroupSet *set, uint32 hash, uint32 slot)
+new_group_at_slot(RadikGroupSet *set, GroupSlot *slot, uint64 bits, uint32 hash)
 {
-	KeptGroup	   *group = MemoryContextAllocZero(set->context, sizeof(KeptGroup));
+	KeptGroup  *group = new_group(set);
 
-	group->hash = hash;
-	group->prune_at = Max(PRUNE_FACTOR * set->k, MIN_PRUNE);
-	set->table[slot] = group;
-	set->ngroups++;
+	slot->bits = bits;
+	slot->hash = hash;
+	slot->group = (uint32) set->ngroups;
 	return group;
 }
 
 /* The group of a key grouped by its bits, made when new. */
-static KeptGroup *
+static inline KeptGroup *
 find_group_by_bits(RadikGroupSet *set, uint64 bits, bool isnull)
 {
-	uint32		hash = isnull ? 0x9e3779b9 : hash_bits(bits);
-	KeptGroup	   *group;
-	uint32		slot;
+	uint32		hash;
+	KeptGroup  *group;
+	GroupSlot  *slot;
+	uint32		i;
 
 	if (isnull)
-		bits = 0;
-	for (slot = hash & set->mask; (group = set->table[slot]) != NULL;
-		 slot = (slot + 1) & set->mask)
 	{
-		if (group->bits == bits && group->bits_null == isnull)
-			return group;
+		if (set->null_group == NULL)
+		{
+			set->null_group = new_group(set);
+			set->null_group->bits_null = true;
+		}
+		return set->null_group;
 	}
-	group = new_group(set, hash, slot);
+	if (set->last_group != NULL && set->last_bits == bits)
+		return set->last_group;
+
+	hash = hash_bits(bits);
+	for (i = hash & set->mask; (slot = &set->table[i])->group != 0; i = (i + 1) & set->mask)
+	{
+		if (slot->bits == bits)
+		{
+			group = group_at(set, slot->group - 1);
+			set->last_group = group;
+			set->last_bits = bits;
+			return group;
+		}
+	}
+	group = new_group_at_slot(set, slot, bits, hash);
 	group->bits = bits;
-	group->bits_null = isnull;
 	if (set->ngroups * 2 > (int64) set->mask)
 		grow_table(set);
+	set->last_group = group;
+	set->last_bits = bits;
 	return group;
+}
+
+/* Room for size bytes of key values, in the set's current block or in a new one. */
+static char *
+key_space(RadikGroupSet *set, Size size)
+{
+	char	   *space;
+
+	size = MAXALIGN(size);
+	if (size > KEY_BLOCK_BYTES / 8)
+		return MemoryContextAlloc(set->context, size);
+	if (size > set->key_space_left)
+	{
+		set->key_space = MemoryContextAlloc(set->context, KEY_BLOCK_BYTES);
+		set->key_space_left = KEY_BLOCK_BYTES;
+	}
+	space = set->key_space;
+	set->key_space += size;
+	set->key_space_left -= size;
+	return space;
+}
+
+/* A copy of a key value in the set. */
+static Datum
+copy_key_value(RadikGroupSet *set, Datum value, bool byval, int16 typlen)
+{
+	Size		size;
+	char	   *copy;
+
+	if (byval)
+		return value;
+	if (typlen == -1 && VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(value)))
+	{
+		MemoryContext old_context = MemoryContextSwitchTo(set->context);
+		Datum		flat = datumCopy(value, byval, typlen);
+
+		MemoryContextSwitchTo(old_context);
+		return flat;
+	}
+	size = datumGetSize(value, byval, typlen);
+	copy = key_space(set, size);
+	memcpy(copy, DatumGetPointer(value), size);
+	return PointerGetDatum(copy);
 }
 
 /* The group of a key grouped the general way, made when new (the key's values copied). */
@@ -326,27 +497,29 @@ find_group_by_values(RadikGroupSet *set, const Datum *values, const bool *nulls)
 {
 	const RadikGroupKeys *keys = set->keys;
 	uint32		hash = hash_values(keys, values, nulls);
-	KeptGroup	   *group;
-	uint32		slot;
-	MemoryContext old_context;
+	KeptGroup  *group;
+	GroupSlot  *slot;
+	bool	   *group_null;
+	uint32		i;
 
-	for (slot = hash & set->mask; (group = set->table[slot]) != NULL;
-		 slot = (slot + 1) & set->mask)
+	for (i = hash & set->mask; (slot = &set->table[i])->group != 0; i = (i + 1) & set->mask)
 	{
-		if (group->hash == hash && values_equal(keys, group, values, nulls))
-			return group;
+		if (slot->hash == hash)
+		{
+			group = group_at(set, slot->group - 1);
+			if (values_equal(keys, group, values, nulls))
+				return group;
+		}
 	}
-	group = new_group(set, hash, slot);
-	old_context = MemoryContextSwitchTo(set->context);
-	group->values = palloc(keys->nkeys * sizeof(Datum));
-	group->nulls = palloc(keys->nkeys * sizeof(bool));
-	for (int i = 0; i < keys->nkeys; i++)
+	group = new_group_at_slot(set, slot, 0, hash);
+	group->values = (Datum *) key_space(set, keys->nkeys * (sizeof(Datum) + sizeof(bool)));
+	group_null = group_nulls(keys, group);
+	for (int k = 0; k < keys->nkeys; k++)
 	{
-		group->nulls[i] = nulls[i];
-		group->values[i] = nulls[i] ? (Datum) 0 :
-			datumCopy(values[i], keys->byval[i], keys->typlen[i]);
+		group_null[k] = nulls[k];
+		group->values[k] = nulls[k] ? (Datum) 0 :
+			copy_key_value(set, values[k], keys->byval[k], keys->typlen[k]);
 	}
-	MemoryContextSwitchTo(old_context);
 	if (set->ngroups * 2 > (int64) set->mask)
 		grow_table(set);
 	return group;
@@ -360,9 +533,10 @@ find_group_by_values(RadikGroupSet *set, const Datum *values, const bool *nulls)
 static void
 prune_group(RadikGroupSet *set, KeptGroup *group)
 {
+	Candidate  *rows = group_rows(group);
 	int64		keep = group->count;
 
-	qsort_arg(group->rows, group->count, sizeof(Candidate), compare_candidates, set);
+	sort_candidates(rows, group->count, set);
 	if (set->cut == RADIK_GROUP_CUT_ROWS && group->count >= set->k)
 		keep = set->k;
 	else if (set->cut == RADIK_GROUP_CUT_DISTINCT)
@@ -371,7 +545,7 @@ prune_group(RadikGroupSet *set, KeptGroup *group)
 
 		for (int64 i = 0; i < group->count; i++)
 		{
-			if (i == 0 || compare_candidates(&group->rows[i - 1], &group->rows[i], set) != 0)
+			if (i == 0 || compare_candidates(&rows[i - 1], &rows[i], set) != 0)
 				distinct++;
 			if (distinct == set->k)
 			{
@@ -388,17 +562,45 @@ prune_group(RadikGroupSet *set, KeptGroup *group)
 		group->full = true;
 	if (group->full)
 	{
-		const Candidate *last = &group->rows[keep - 1];
+		const Candidate *last = &rows[keep - 1];
 
 		group->threshold_class = candidate_class(set, last);
 		group->threshold = last->key;
 		/* the rows tied with the last one kept are kept too */
-		while (keep < group->count &&
-			   compare_candidates(last, &group->rows[keep], set) == 0)
+		while (keep < group->count && compare_candidates(last, &rows[keep], set) == 0)
 			keep++;
 	}
+	set->held -= group->count - keep;
 	group->count = keep;
-	group->prune_at = Max(Max(PRUNE_FACTOR * set->k, MIN_PRUNE), PRUNE_FACTOR * keep);
+	group->cut_count = keep;
+	group->prune_at = times_prune_factor(Max(set->k, keep));
+}
+
+/*
+ * Cut a group whose rows may not be cut yet: rows added since its last cut, and more than k of
+ * them (k rows or fewer hold no more than k distinct keys, and are all kept).
+ */
+static inline void
+finish_group(RadikGroupSet *set, KeptGroup *group)
+{
+	if (group->count > group->cut_count && group->count > set->k)
+		prune_group(set, group);
+}
+
+/* Give a group's rows an array of their own, or a larger one. */
+static void
+grow_rows(RadikGroupSet *set, KeptGroup *group)
+{
+	int64		capacity = Max(group->count * 2, Min(group->prune_at, 64));
+
+	if (group->rows == NULL)
+	{
+		group->rows = MemoryContextAllocHuge(set->context, capacity * sizeof(Candidate));
+		memcpy(group->rows, group->inline_rows, group->count * sizeof(Candidate));
+	}
+	else
+		group->rows = repalloc_huge(group->rows, capacity * sizeof(Candidate));
+	group->capacity = capacity;
 }
 
 /* Offer a row to its group: kept unless beyond the group's cut. */
@@ -406,25 +608,20 @@ static inline void
 add_row(RadikGroupSet *set, KeptGroup *group, uint64 key, bool key_null, uint64 row_id)
 {
 	uint8		class = order_class(set, key_null);
+	Candidate  *row;
 
 	if (key_null)
 		key = 0;
 	if (group->full &&
 		compare_order(class, key, group->threshold_class, group->threshold) > 0)
 		return;					/* beyond the group's cut */
-	if (group->count == group->capacity)
-	{
-		int64		capacity = Max(group->capacity * 2, Min(group->prune_at, 64));
-
-		if (group->rows == NULL)
-			group->rows = MemoryContextAllocHuge(set->context, capacity * sizeof(Candidate));
-		else
-			group->rows = repalloc_huge(group->rows, capacity * sizeof(Candidate));
-		group->capacity = capacity;
-	}
-	group->rows[group->count].key = key;
-	group->rows[group->count].id = row_id | (key_null ? KEY_NULL_FLAG : 0);
-	group->count++;
+	if (group->rows == NULL ? group->count == set->inline_capacity :
+		group->count == group->capacity)
+		grow_rows(set, group);
+	row = &group_rows(group)[group->count++];
+	row->key = key;
+	row->id = row_id | (key_null ? KEY_NULL_FLAG : 0);
+	set->held++;
 	if (group->count >= group->prune_at)
 		prune_group(set, group);
 }
@@ -434,7 +631,7 @@ radik_groups_offer(RadikGroupSet *set, const Datum *group_values, const bool *gr
 				   uint64 key, bool key_null, uint64 row_id)
 {
 	const RadikGroupKeys *keys = set->keys;
-	KeptGroup	   *group;
+	KeptGroup  *group;
 
 	if (keys->bits_map != NULL)
 		group = find_group_by_bits(set, group_nulls[0] ? 0 : keys->bits_map(group_values[0]),
@@ -483,28 +680,20 @@ radik_groups_memory(const RadikGroupSet *set)
 int64
 radik_groups_rows(RadikGroupSet *set, uint64 **row_ids)
 {
-	int64		total = 0;
+	/* the rows held now are at least the rows kept after the last cuts */
+	uint64	   *ids = MemoryContextAllocHuge(CurrentMemoryContext,
+											 Max(set->held, 1) * sizeof(uint64));
 	int64		n = 0;
-	uint64	   *ids;
 
-	for (uint32 i = 0; i <= set->mask; i++)
+	for (int64 g = 0; g < set->ngroups; g++)
 	{
-		KeptGroup	   *group = set->table[i];
+		KeptGroup  *group = group_at(set, g);
+		const Candidate *rows;
 
-		if (group == NULL || group->count == 0)
-			continue;
-		prune_group(set, group);
-		total += group->count;
-	}
-	ids = MemoryContextAllocHuge(CurrentMemoryContext, Max(total, 1) * sizeof(uint64));
-	for (uint32 i = 0; i <= set->mask; i++)
-	{
-		KeptGroup	   *group = set->table[i];
-
-		if (group == NULL)
-			continue;
+		finish_group(set, group);
+		rows = group_rows(group);
 		for (int64 j = 0; j < group->count; j++)
-			ids[n++] = group->rows[j].id & ~KEY_NULL_FLAG;
+			ids[n++] = rows[j].id & ~KEY_NULL_FLAG;
 	}
 	*row_ids = ids;
 	return n;
@@ -522,27 +711,27 @@ radik_groups_export(RadikGroupSet *set, Size *size)
 	char	   *data;
 	char	   *p;
 
-	for (uint32 i = 0; i <= set->mask; i++)
+	for (int64 g = 0; g < set->ngroups; g++)
 	{
-		KeptGroup	   *group = set->table[i];
+		KeptGroup  *group = group_at(set, g);
 
-		if (group == NULL || group->count == 0)
+		if (group->count == 0)
 			continue;
-		prune_group(set, group);
+		finish_group(set, group);
 		bytes += sizeof(int64) + group->count * sizeof(Candidate);
 		if (keys->bits_map != NULL)
 			bytes += 1 + sizeof(uint64);
 		else
 			for (int k = 0; k < keys->nkeys; k++)
-				bytes += datumEstimateSpace(group->values[k], group->nulls[k], keys->byval[k],
-											keys->typlen[k]);
+				bytes += datumEstimateSpace(group->values[k], group_nulls(keys, group)[k],
+											keys->byval[k], keys->typlen[k]);
 	}
 	data = p = MemoryContextAllocHuge(CurrentMemoryContext, Max(bytes, 1));
-	for (uint32 i = 0; i <= set->mask; i++)
+	for (int64 g = 0; g < set->ngroups; g++)
 	{
-		KeptGroup	   *group = set->table[i];
+		KeptGroup  *group = group_at(set, g);
 
-		if (group == NULL || group->count == 0)
+		if (group->count == 0)
 			continue;
 		memcpy(p, &group->count, sizeof(int64));
 		p += sizeof(int64);
@@ -554,9 +743,9 @@ radik_groups_export(RadikGroupSet *set, Size *size)
 		}
 		else
 			for (int k = 0; k < keys->nkeys; k++)
-				datumSerialize(group->values[k], group->nulls[k], keys->byval[k],
+				datumSerialize(group->values[k], group_nulls(keys, group)[k], keys->byval[k],
 							   keys->typlen[k], &p);
-		memcpy(p, group->rows, group->count * sizeof(Candidate));
+		memcpy(p, group_rows(group), group->count * sizeof(Candidate));
 		p += group->count * sizeof(Candidate);
 	}
 	Assert(p == data + bytes);
@@ -575,7 +764,7 @@ radik_groups_import(RadikGroupSet *set, const char *data, Size size)
 	while (p < data + size)
 	{
 		int64		count;
-		KeptGroup	   *group;
+		KeptGroup  *group;
 
 		memcpy(&count, p, sizeof(int64));
 		p += sizeof(int64);
