@@ -716,13 +716,16 @@ map_keys:
 	radik_mapper_keys(&extractor->mapper, values, n, keys);
 	if (extractor->groups != NULL)
 	{
+		HeapTupleData tuples[MaxHeapTuplesPerPage];
+		uint64		ids[MaxHeapTuplesPerPage];
+
 		/* every row to its group, while the page is pinned (the group key is read from it) */
 		for (int i = 0; i < n; i++)
 		{
-			row_as_tuple(extractor, page, block, offsets[i], &tuple);
-			radik_groups_offer_tuple(extractor->groups, &tuple, keys[i], false,
-									 block_id | offsets[i]);
+			row_as_tuple(extractor, page, block, offsets[i], &tuples[i]);
+			ids[i] = block_id | offsets[i];
 		}
+		radik_groups_offer_tuples(extractor->groups, tuples, keys, ids, n);
 	}
 	else if (extractor->key_bytes == 4)
 	{

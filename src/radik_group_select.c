@@ -7,7 +7,9 @@
  * instead of to the engine: each process keeps the best rows of the groups it meets, and the
  * workers send theirs, with their group keys, once they have read their blocks; this process
  * adds them to its own groups, whose thresholds cut them again.  The answer is the row ids every
- * group keeps, in no order: the caller sorts them by all keys.
+ * group keeps, in no order: the caller sorts them by all keys; or, where the caller asks and the
+ * sort keys are the one group key then the selecting key, in their order (the set sorts its
+ * groups by their keys' bits), which spares the caller that sort.
  *
  * The groups run on the CPU whatever radik.device says: once a group holds its k rows, a row
  * costs one hash lookup and one comparison, less than handing it to a GPU, and what is left for
@@ -134,7 +136,11 @@ radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *group
 							  CurrentMemoryContext);
 	read_into_groups(selection, groups, set, &result->stats);
 
-	result->ntids = radik_groups_rows(set, &ids);
+	result->ordered = groups->order_rows &&
+		radik_groups_sorted_rows(set, groups->order_descending, groups->order_nulls_first,
+								 &result->ntids, &ids);
+	if (!result->ordered)
+		result->ntids = radik_groups_rows(set, &ids);
 	result->tids = MemoryContextAllocHuge(CurrentMemoryContext,
 										  Max(result->ntids, 1) * sizeof(ItemPointerData));
 	for (int64 i = 0; i < result->ntids; i++)

@@ -42,6 +42,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "radik_compat.h"
 #include "radik_groups.h"
 
 /* A candidate's row id carries this bit when its key is NULL. */
@@ -72,19 +73,26 @@ typedef struct GroupSlot
 	uint32		group;			/* the group's number plus one; 0: the slot is empty */
 } GroupSlot;
 
+/*
+ * A group's record: what a row offered to it reads first lies in the record's first 64 bytes, its
+ * first rows right after.
+ */
 typedef struct KeptGroup
 {
 	uint64		threshold;
 	int64		count;			/* rows held */
-	int64		cut_count;		/* rows held after the last cut, which left them sorted */
 	int64		prune_at;
-	int64		capacity;		/* of rows, when they have an array of their own */
-	Candidate  *rows;			/* that array; NULL while they are in inline_rows */
-	uint64		bits;			/* the key, grouped by bits */
-	Datum	   *values;			/* the key, grouped the general way; its nulls follow */
+	Candidate  *rows;			/* the rows' own array; NULL while they are in inline_rows */
 	bool		full;			/* threshold is set: the group has its k rows */
 	uint8		threshold_class;	/* see order_class */
 	bool		bits_null;
+	int64		capacity;		/* of rows, when they have an array of their own */
+	int64		cut_count;		/* rows held after the last cut, which left them sorted */
+	union
+	{
+		uint64		bits;		/* the key, grouped by bits */
+		Datum	   *values;		/* the key, grouped the general way; its nulls follow */
+	}			key;
 	Candidate	inline_rows[FLEXIBLE_ARRAY_MEMBER];
 } KeptGroup;
 
@@ -127,6 +135,19 @@ default_equality_operator(Oid type)
 	if (!OidIsValid(opclass))
 		return InvalidOid;
 	return get_opfamily_member(get_opclass_family(opclass), type, type, BTEqualStrategyNumber);
+}
+
+bool
+radik_group_order_by_bits(Oid type, Oid sort_operator)
+{
+	Oid			opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+	Oid			opfamily;
+	Oid			opcintype;
+	CompareType strategy;
+
+	return radik_key_type_exact(type) && OidIsValid(opclass) &&
+		get_ordering_op_properties(sort_operator, &opfamily, &opcintype, &strategy) &&
+		opfamily == get_opclass_family(opclass) && opcintype == type;
 }
 
 void
@@ -300,7 +321,7 @@ hash_values(const RadikGroupKeys *keys, const Datum *values, const bool *nulls)
 static inline bool *
 group_nulls(const RadikGroupKeys *keys, const KeptGroup *group)
 {
-	return (bool *) (group->values + keys->nkeys);
+	return (bool *) (group->key.values + keys->nkeys);
 }
 
 static bool
@@ -318,7 +339,7 @@ values_equal(const RadikGroupKeys *keys, const KeptGroup *group, const Datum *va
 			continue;
 		}
 		if (!DatumGetBool(FunctionCall2Coll(&keys->equal_functions[i], keys->collations[i],
-											group->values[i], values[i])))
+											group->key.values[i], values[i])))
 			return false;
 	}
 	return true;
@@ -440,7 +461,7 @@ find_group_by_bits(RadikGroupSet *set, uint64 bits, bool isnull)
 		}
 	}
 	group = new_group_at_slot(set, slot, bits, hash);
-	group->bits = bits;
+	group->key.bits = bits;
 	if (set->ngroups * 2 > (int64) set->mask)
 		grow_table(set);
 	set->last_group = group;
@@ -512,12 +533,12 @@ find_group_by_values(RadikGroupSet *set, const Datum *values, const bool *nulls)
 		}
 	}
 	group = new_group_at_slot(set, slot, 0, hash);
-	group->values = (Datum *) key_space(set, keys->nkeys * (sizeof(Datum) + sizeof(bool)));
+	group->key.values = (Datum *) key_space(set, keys->nkeys * (sizeof(Datum) + sizeof(bool)));
 	group_null = group_nulls(keys, group);
 	for (int k = 0; k < keys->nkeys; k++)
 	{
 		group_null[k] = nulls[k];
-		group->values[k] = nulls[k] ? (Datum) 0 :
+		group->key.values[k] = nulls[k] ? (Datum) 0 :
 			copy_key_value(set, values[k], keys->byval[k], keys->typlen[k]);
 	}
 	if (set->ngroups * 2 > (int64) set->mask)
@@ -641,14 +662,10 @@ radik_groups_offer(RadikGroupSet *set, const Datum *group_values, const bool *gr
 	add_row(set, group, key, key_null, row_id);
 }
 
-void
-radik_groups_offer_tuple(RadikGroupSet *set, HeapTuple tuple, uint64 key, bool key_null,
-						 uint64 row_id)
+/* The group key's values for a heap tuple. */
+static inline void
+tuple_group_key(const RadikGroupKeys *keys, HeapTuple tuple, Datum *values, bool *nulls)
 {
-	const RadikGroupKeys *keys = set->keys;
-	Datum		values[INDEX_MAX_KEYS];
-	bool		nulls[INDEX_MAX_KEYS];
-
 	if (keys->econtext != NULL)
 	{
 		ResetExprContext(keys->econtext);
@@ -662,7 +679,57 @@ radik_groups_offer_tuple(RadikGroupSet *set, HeapTuple tuple, uint64 key, bool k
 		else
 			values[i] = ExecEvalExprSwitchContext(keys->exprs[i], keys->econtext, &nulls[i]);
 	}
+}
+
+void
+radik_groups_offer_tuple(RadikGroupSet *set, HeapTuple tuple, uint64 key, bool key_null,
+						 uint64 row_id)
+{
+	Datum		values[INDEX_MAX_KEYS];
+	bool		nulls[INDEX_MAX_KEYS];
+
+	tuple_group_key(set->keys, tuple, values, nulls);
 	radik_groups_offer(set, values, nulls, key, key_null, row_id);
+}
+
+/*
+ * Keys grouped by bits are found in three rounds over the page's rows, so that the memory the
+ * rows need is asked for ahead instead of waited for row after row (with groups scattered over
+ * the table, nearly every row's slot and record are out of the caches): the keys' bits with
+ * their slots asked for, then the groups found with their records asked for, then the rows.
+ */
+void
+radik_groups_offer_tuples(RadikGroupSet *set, HeapTupleData *tuples, const uint64 *keys,
+						  const uint64 *row_ids, int n)
+{
+	const RadikGroupKeys *group_keys = set->keys;
+	uint64		bits[MaxHeapTuplesPerPage];
+	bool		nulls[MaxHeapTuplesPerPage];
+	KeptGroup  *groups[MaxHeapTuplesPerPage];
+
+	if (group_keys->bits_map == NULL || n > MaxHeapTuplesPerPage)
+	{
+		for (int i = 0; i < n; i++)
+			radik_groups_offer_tuple(set, &tuples[i], keys[i], false, row_ids[i]);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		Datum		value;
+
+		tuple_group_key(group_keys, &tuples[i], &value, &nulls[i]);
+		bits[i] = nulls[i] ? 0 : group_keys->bits_map(value);
+		if (!nulls[i] && (i == 0 || bits[i] != bits[i - 1]))
+			radik_prefetch_for_read(&set->table[hash_bits(bits[i]) & set->mask]);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		groups[i] = find_group_by_bits(set, bits[i], nulls[i]);
+		radik_prefetch_for_read(groups[i]);
+		radik_prefetch_for_read((char *) groups[i] + offsetof(KeptGroup, capacity));
+	}
+	for (int i = 0; i < n; i++)
+		add_row(set, groups[i], keys[i], false, row_ids[i]);
 }
 
 int64
@@ -699,6 +766,106 @@ radik_groups_rows(RadikGroupSet *set, uint64 **row_ids)
 	return n;
 }
 
+/* A group to order by its bits. */
+typedef struct GroupOrder
+{
+	uint64		bits;
+	int64		number;
+} GroupOrder;
+
+/*
+ * Sort n groups by their bits, using to as much room: a radix sort, a byte a pass, of the bytes
+ * where the bits differ.  Returns the array that holds them sorted (from or to).
+ */
+static GroupOrder *
+sort_groups_by_bits(GroupOrder *from, GroupOrder *to, int64 n)
+{
+	uint64		differ = 0;
+
+	for (int64 i = 1; i < n; i++)
+		differ |= from[i].bits ^ from[0].bits;
+	for (int shift = 0; shift < 64; shift += 8)
+	{
+		int64		start[257];
+		GroupOrder *swap;
+
+		if (((differ >> shift) & 0xff) == 0)
+			continue;
+		memset(start, 0, sizeof(start));
+		for (int64 i = 0; i < n; i++)
+			start[((from[i].bits >> shift) & 0xff) + 1]++;
+		for (int b = 1; b <= 256; b++)
+			start[b] += start[b - 1];
+		for (int64 i = 0; i < n; i++)
+			to[start[(from[i].bits >> shift) & 0xff]++] = from[i];
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	return from;
+}
+
+/* Append a group's rows, cut and sorted, to ids[*n ..]. */
+static void
+append_sorted_group(RadikGroupSet *set, KeptGroup *group, uint64 *ids, int64 *n)
+{
+	const Candidate *rows = group_rows(group);
+
+	finish_group(set, group);
+	if (group->count > group->cut_count)
+	{
+		/* k rows or fewer, all kept: sorted, nothing cut */
+		sort_candidates(group_rows(group), group->count, set);
+		group->cut_count = group->count;
+	}
+	for (int64 j = 0; j < group->count; j++)
+		ids[(*n)++] = rows[j].id & ~KEY_NULL_FLAG;
+}
+
+bool
+radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, int64 *nrows,
+						 uint64 **row_ids)
+{
+	GroupOrder *groups;
+	GroupOrder *room;
+	GroupOrder *order;
+	int64		norder = 0;
+	uint64	   *ids;
+	int64		n = 0;
+
+	if (set->keys->bits_map == NULL)
+		return false;
+	groups = MemoryContextAllocHuge(CurrentMemoryContext,
+									Max(set->ngroups, 1) * sizeof(GroupOrder));
+	room = MemoryContextAllocHuge(CurrentMemoryContext, Max(set->ngroups, 1) * sizeof(GroupOrder));
+	for (int64 g = 0; g < set->ngroups; g++)
+	{
+		KeptGroup  *group = group_at(set, g);
+
+		if (group == set->null_group)
+			continue;
+		groups[norder].bits = group->key.bits;
+		groups[norder].number = g;
+		norder++;
+	}
+	order = sort_groups_by_bits(groups, room, norder);
+
+	/* the rows held now are at least the rows kept after the last cuts */
+	ids = MemoryContextAllocHuge(CurrentMemoryContext, Max(set->held, 1) * sizeof(uint64));
+	if (set->null_group != NULL && nulls_first)
+		append_sorted_group(set, set->null_group, ids, &n);
+	for (int64 i = 0; i < norder; i++)
+		append_sorted_group(set, group_at(set, order[descending ? norder - 1 - i : i].number),
+							ids, &n);
+	if (set->null_group != NULL && !nulls_first)
+		append_sorted_group(set, set->null_group, ids, &n);
+	pfree(groups);
+	pfree(room);
+	*nrows = n;
+	*row_ids = ids;
+	return true;
+}
+
 /*
  * Export: per group, its row count (int64), its key (bits mode: a null flag byte and the bits;
  * else each value by datumSerialize), then its rows (Candidate structs), unaligned.
@@ -723,7 +890,7 @@ radik_groups_export(RadikGroupSet *set, Size *size)
 			bytes += 1 + sizeof(uint64);
 		else
 			for (int k = 0; k < keys->nkeys; k++)
-				bytes += datumEstimateSpace(group->values[k], group_nulls(keys, group)[k],
+				bytes += datumEstimateSpace(group->key.values[k], group_nulls(keys, group)[k],
 											keys->byval[k], keys->typlen[k]);
 	}
 	data = p = MemoryContextAllocHuge(CurrentMemoryContext, Max(bytes, 1));
@@ -738,12 +905,12 @@ radik_groups_export(RadikGroupSet *set, Size *size)
 		if (keys->bits_map != NULL)
 		{
 			*p++ = group->bits_null ? 1 : 0;
-			memcpy(p, &group->bits, sizeof(uint64));
+			memcpy(p, &group->key.bits, sizeof(uint64));
 			p += sizeof(uint64);
 		}
 		else
 			for (int k = 0; k < keys->nkeys; k++)
-				datumSerialize(group->values[k], group_nulls(keys, group)[k], keys->byval[k],
+				datumSerialize(group->key.values[k], group_nulls(keys, group)[k], keys->byval[k],
 							   keys->typlen[k], &p);
 		memcpy(p, group_rows(group), group->count * sizeof(Candidate));
 		p += group->count * sizeof(Candidate);

@@ -67,6 +67,13 @@ typedef struct RadikGroupSpec
 	Oid		   *collations;
 	int64		k;
 	RadikGroupCut cut;
+	/*
+	 * Ask for the rows in the order of the one group key (descending or not, NULL first or
+	 * not), then of the selecting key: radik_groups_sorted_rows, where the set can.
+	 */
+	bool		order_rows;
+	bool		order_descending;
+	bool		order_nulls_first;
 } RadikGroupSpec;
 
 /*
@@ -74,6 +81,12 @@ typedef struct RadikGroupSpec
  * (the group key of a hashable SortGroupClause).
  */
 extern bool radik_group_key_hashable(Oid equality_operator);
+
+/*
+ * Does sort_operator order values of type as a key grouped by its bits is ordered (an exact key
+ * type in its default btree order, ascending or descending)?
+ */
+extern bool radik_group_order_by_bits(Oid type, Oid sort_operator);
 
 /*
  * Fill keys for grouping rel's rows by exprs (plan expressions over rel's columns, one per key),
@@ -104,6 +117,13 @@ extern void radik_groups_offer(RadikGroupSet *set, const Datum *group_values,
 extern void radik_groups_offer_tuple(RadikGroupSet *set, HeapTuple tuple, uint64 key,
 									 bool key_null, uint64 row_id);
 
+/*
+ * The same for n heap tuples (a page's rows), whose keys are not NULL, handled together: faster
+ * where groups are many.
+ */
+extern void radik_groups_offer_tuples(RadikGroupSet *set, HeapTupleData *tuples,
+									  const uint64 *keys, const uint64 *row_ids, int n);
+
 /* The groups seen so far, and the bytes the set holds. */
 extern int64 radik_groups_count(const RadikGroupSet *set);
 extern Size radik_groups_memory(const RadikGroupSet *set);
@@ -113,6 +133,15 @@ extern Size radik_groups_memory(const RadikGroupSet *set);
  * particular order: their row ids, palloc'd in the current memory context; returns how many.
  */
 extern int64 radik_groups_rows(RadikGroupSet *set, uint64 **row_ids);
+
+/*
+ * The same rows in order where the set groups by bits (one key, radik_group_order_by_bits):
+ * the groups in the order of their key, ascending or descending, the group of NULL keys first
+ * or last, and each group's rows in the order of the sort key (ties in no particular order);
+ * *nrows of them.  False, with nothing made, where the set groups the general way.
+ */
+extern bool radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first,
+									 int64 *nrows, uint64 **row_ids);
 
 /*
  * The rows every group keeps, with their group keys, written for another process's set

@@ -9,8 +9,9 @@
  * radik_select_rows for the TIDs of the best count + offset rows by the first sort key
  * (run_selection; a grouped node asks radik_select_groups for each group's best rows).  With one
  * exact sort key that is the answer (with the tied rows, for WITH TIES); with several keys, a
- * summarized key (numeric, text, uuid, an enum: radik_key_mapper.h) or groups, the candidates are then sorted by all keys with PostgreSQL's own
- * comparators (sort_candidates_by_all_keys).  Most rows are returned as the scan carried them
+ * summarized key (numeric, text, uuid, an enum: radik_key_mapper.h) or groups, the candidates
+ * are then sorted by all keys with PostgreSQL's own comparators (sort_candidates_by_all_keys),
+ * unless the groups returned them in order.  Most rows are returned as the scan carried them
  * (radik_carry.h); the others are fetched by TID in batches (fetch_batch), and a query that reads
  * nothing but its one sort key column gets rows made from the keys.
  *
@@ -221,6 +222,17 @@ begin_grouped(RadikScanState *state, CustomScan *cscan, List *groups)
 		state->groups.equality_operators[i] = list_nth_oid(operators, i);
 		state->groups.collations[i] = list_nth_oid(collations, i);
 	}
+
+	/*
+	 * Sorted by one group key, in its type's default order, then by an exact selecting key: the
+	 * groups can return their rows in that order (radik_groups_sorted_rows), sparing the sort.
+	 */
+	state->groups.order_rows = nkeys == 1 && state->selecting == 1 && state->nkeys == 2 &&
+		exprType(linitial(state->groups.exprs)) == state->keys[0].type &&
+		radik_group_order_by_bits(state->keys[0].type, state->sort_operators[0]) &&
+		radik_key_type_exact(state->keys[1].type);
+	state->groups.order_descending = state->keys[0].descending;
+	state->groups.order_nulls_first = state->keys[0].nulls_first;
 }
 
 static void
@@ -637,7 +649,7 @@ run_selection(RadikScanState *state)
 	state->selected_keys = result.keys;
 	state->null_keys_begin = result.null_keys_begin;
 	state->null_keys_end = result.null_keys_end;
-	if (state->sort_candidates && state->ntids > 0)
+	if (state->sort_candidates && state->ntids > 0 && !result.ordered)
 		sort_candidates_by_all_keys(state, state->with_ties ? -1 : wanted);
 	for (int64 i = 0; state->carried != NULL && i < state->ntids; i++)
 		state->rows_carried += state->carried[i] != NULL;

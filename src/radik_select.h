@@ -43,6 +43,7 @@ typedef struct RadikSelectResult
 	uint64	   *keys;
 	int64		null_keys_begin;	/* rows [null_keys_begin, null_keys_end) have NULL keys */
 	int64		null_keys_end;
+	bool		ordered;		/* a grouped selection's rows come in the order of all keys */
 } RadikSelectResult;
 
 /* Which rows tied with the k-th a selection returns beyond k. */
@@ -83,7 +84,8 @@ extern void radik_select_rows(const RadikSelection *selection, RadikSelectResult
 /*
  * Select the best rows of each group instead (radik_group_select.c): per group of groups, the
  * rows before the cut at groups->k by selection->key (selection->k, ties and carry_bytes are not
- * used); the row ids in no order.  Group key expressions are compiled for parent.
+ * used); the row ids in no order, or in order (result->ordered) where groups->order_rows asks for
+ * it and the groups can.  Group key expressions are compiled for parent.
  */
 extern void radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 								PlanState *parent, RadikSelectResult *result);
