@@ -68,7 +68,7 @@ typedef struct Candidate
 /* A slot of the hash table. */
 typedef struct GroupSlot
 {
-	uint64		bits;			/* the key, grouped by bits */
+	uint64		bits;			/* the key, grouped by bits; else where its values lie */
 	uint32		hash;
 	uint32		group;			/* the group's number plus one; 0: the slot is empty */
 } GroupSlot;
@@ -319,16 +319,17 @@ hash_values(const RadikGroupKeys *keys, const Datum *values, const bool *nulls)
 
 /* A group's key values' NULL flags, after its values. */
 static inline bool *
-group_nulls(const RadikGroupKeys *keys, const KeptGroup *group)
+group_nulls(const RadikGroupKeys *keys, Datum *values)
 {
-	return (bool *) (group->key.values + keys->nkeys);
+	return (bool *) (values + keys->nkeys);
 }
 
+/* Are a group's key values (group_values, with their NULL flags after them) these? */
 static bool
-values_equal(const RadikGroupKeys *keys, const KeptGroup *group, const Datum *values,
+values_equal(const RadikGroupKeys *keys, Datum *group_values, const Datum *values,
 			 const bool *nulls)
 {
-	const bool *group_null = group_nulls(keys, group);
+	const bool *group_null = group_nulls(keys, group_values);
 
 	for (int i = 0; i < keys->nkeys; i++)
 	{
@@ -339,7 +340,7 @@ values_equal(const RadikGroupKeys *keys, const KeptGroup *group, const Datum *va
 			continue;
 		}
 		if (!DatumGetBool(FunctionCall2Coll(&keys->equal_functions[i], keys->collations[i],
-											group->key.values[i], values[i])))
+											group_values[i], values[i])))
 			return false;
 	}
 	return true;
@@ -520,21 +521,21 @@ find_group_by_values(RadikGroupSet *set, const Datum *values, const bool *nulls)
 	uint32		hash = hash_values(keys, values, nulls);
 	KeptGroup  *group;
 	GroupSlot  *slot;
+	Datum	   *group_values;
 	bool	   *group_null;
 	uint32		i;
 
+	/* the slot says where the key's values lie: the record is read only when they match */
 	for (i = hash & set->mask; (slot = &set->table[i])->group != 0; i = (i + 1) & set->mask)
 	{
-		if (slot->hash == hash)
-		{
-			group = group_at(set, slot->group - 1);
-			if (values_equal(keys, group, values, nulls))
-				return group;
-		}
+		if (slot->hash == hash &&
+			values_equal(keys, (Datum *) (uintptr_t) slot->bits, values, nulls))
+			return group_at(set, slot->group - 1);
 	}
-	group = new_group_at_slot(set, slot, 0, hash);
-	group->key.values = (Datum *) key_space(set, keys->nkeys * (sizeof(Datum) + sizeof(bool)));
-	group_null = group_nulls(keys, group);
+	group_values = (Datum *) key_space(set, keys->nkeys * (sizeof(Datum) + sizeof(bool)));
+	group = new_group_at_slot(set, slot, (uint64) (uintptr_t) group_values, hash);
+	group->key.values = group_values;
+	group_null = group_nulls(keys, group_values);
 	for (int k = 0; k < keys->nkeys; k++)
 	{
 		group_null[k] = nulls[k];
@@ -890,7 +891,7 @@ radik_groups_export(RadikGroupSet *set, Size *size)
 			bytes += 1 + sizeof(uint64);
 		else
 			for (int k = 0; k < keys->nkeys; k++)
-				bytes += datumEstimateSpace(group->key.values[k], group_nulls(keys, group)[k],
+				bytes += datumEstimateSpace(group->key.values[k], group_nulls(keys, group->key.values)[k],
 											keys->byval[k], keys->typlen[k]);
 	}
 	data = p = MemoryContextAllocHuge(CurrentMemoryContext, Max(bytes, 1));
@@ -910,7 +911,7 @@ radik_groups_export(RadikGroupSet *set, Size *size)
 		}
 		else
 			for (int k = 0; k < keys->nkeys; k++)
-				datumSerialize(group->key.values[k], group_nulls(keys, group)[k], keys->byval[k],
+				datumSerialize(group->key.values[k], group_nulls(keys, group->key.values)[k], keys->byval[k],
 							   keys->typlen[k], &p);
 		memcpy(p, group_rows(group), group->count * sizeof(Candidate));
 		p += group->count * sizeof(Candidate);
