@@ -77,6 +77,43 @@ SELECT count(*) AS queries, count(*) FILTER (WHERE answer <> 'ok') AS not_ok,
 	   string_agg(q || ': ' || answer, E'\n') FILTER (WHERE answer <> 'ok') AS failures
 FROM (SELECT q, radik_compare(q, NULL, 'grp, key, r') AS answer FROM radik_gr_fuzz) f;
 
+-- Many small groups (the group set's records, the lookups of a page's rows together, the rows
+-- returned in order by the set itself where the sort keys are one group key and one exact key):
+-- groups of one to three rows, in table order and scattered over it, k at and above their size;
+-- negative keys, a NULL group, float groups with -0, +0 and NaN, dates, text; rank() and
+-- dense_rank() ties; group keys descending and NULLs first; a second sort key (sorted here).
+CREATE TABLE radik_gr_small (id int4, g int4, gs int8, gf float8, gd date, tg text, v float8, few int2);
+INSERT INTO radik_gr_small
+SELECT i, CASE WHEN i % 101 = 0 THEN NULL ELSE i / 3 - 3000 END,
+	i * 7919 % 10007,
+	CASE WHEN i % 103 = 0 THEN NULL WHEN i % 7 = 0 THEN '-0' WHEN i % 11 = 0 THEN '0'
+		 WHEN i % 13 = 0 THEN 'NaN' ELSE (i / 2) / 4.0 END,
+	date '2000-01-01' + i / 2, md5((i / 2)::text),
+	CASE WHEN i % 17 = 0 THEN NULL WHEN i % 19 = 0 THEN 'NaN' ELSE (i * 7907 % 10009) / 3.0 END,
+	i % 3
+FROM generate_series(1, 20000) i;
+ANALYZE radik_gr_small;
+SELECT q, radik_compare(q, NULL, k) AS answer
+FROM (VALUES
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr_small) s WHERE r <= 1', 'g, v, r'),
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v NULLS FIRST) AS r FROM radik_gr_small) s WHERE r <= 2', 'g, v, r'),
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_small) s WHERE r <= 5', 'g, v, r'),
+	('SELECT * FROM (SELECT gs, v, row_number() OVER (PARTITION BY gs ORDER BY v DESC NULLS LAST) AS r FROM radik_gr_small) s WHERE r <= 1', 'gs, v, r'),
+	('SELECT * FROM (SELECT gs, v, row_number() OVER (PARTITION BY gs ORDER BY v) AS r FROM radik_gr_small) s WHERE r < 3', 'gs, v, r'),
+	('SELECT * FROM (SELECT g, few, rank() OVER (PARTITION BY g ORDER BY few) AS r FROM radik_gr_small) s WHERE r <= 1', 'g, few, r'),
+	('SELECT * FROM (SELECT gs, few, rank() OVER (PARTITION BY gs ORDER BY few DESC) AS r FROM radik_gr_small) s WHERE r <= 1', 'gs, few, r'),
+	('SELECT * FROM (SELECT id / 40 AS grp, few, dense_rank() OVER (PARTITION BY id / 40 ORDER BY few) AS r FROM radik_gr_small) s WHERE r <= 2', 'grp, few, r'),
+	('SELECT * FROM (SELECT gf, v, row_number() OVER (PARTITION BY gf ORDER BY v) AS r FROM radik_gr_small) s WHERE r <= 1', 'gf, v, r'),
+	('SELECT * FROM (SELECT gd, v, rank() OVER (PARTITION BY gd ORDER BY v DESC) AS r FROM radik_gr_small) s WHERE r <= 1', 'gd, v, r'),
+	('SELECT * FROM (SELECT tg, v, row_number() OVER (PARTITION BY tg ORDER BY v) AS r FROM radik_gr_small) s WHERE r <= 1', 'tg, v, r'),
+	('SELECT * FROM (SELECT g, v, id, row_number() OVER (PARTITION BY g ORDER BY v, id DESC) AS r FROM radik_gr_small) s WHERE r <= 2', 'g, v, id, r'),
+	('SELECT DISTINCT ON (g) g, v FROM radik_gr_small ORDER BY g DESC, v', 'g, v'),
+	('SELECT DISTINCT ON (g) g, v FROM radik_gr_small ORDER BY g NULLS FIRST, v DESC NULLS LAST', 'g, v'),
+	('SELECT DISTINCT ON (gs) gs, v FROM radik_gr_small ORDER BY gs DESC NULLS LAST, v NULLS FIRST', 'gs, v'),
+	('SELECT DISTINCT ON (gf) gf, v FROM radik_gr_small ORDER BY gf DESC, v DESC', 'gf, v'),
+	('SELECT DISTINCT ON (gd) gd, v, id FROM radik_gr_small WHERE id % 4 <> 1 ORDER BY gd DESC, v', 'gd, v')
+) t(q, k);
+
 -- An empty table.
 CREATE TABLE radik_gr_empty (LIKE radik_gr);
 SELECT radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_empty) s WHERE r <= 3') AS empty_table,
@@ -116,6 +153,15 @@ FROM (VALUES
 	('SELECT * FROM (SELECT g % 13 AS p, v, rank() OVER (PARTITION BY g % 13 ORDER BY v) AS r FROM radik_gr_big) s WHERE r <= 2', 'p, v, r'),
 	('SELECT DISTINCT ON (g) g, v, id FROM radik_gr_big ORDER BY g, v, id', 'g, v, id')
 ) t(q, k);
+-- Many small groups, in table order and scattered, each worker sending its share of them.
+SET work_mem = '64MB';
+SELECT q, radik_compare(q, NULL, k) AS answer
+FROM (VALUES
+	('SELECT * FROM (SELECT id / 2 AS p, v, row_number() OVER (PARTITION BY id / 2 ORDER BY v DESC) AS r FROM radik_gr_big) s WHERE r <= 1', 'p, v, r'),
+	('SELECT * FROM (SELECT id * 7919 % 50021 AS p, v, rank() OVER (PARTITION BY id * 7919 % 50021 ORDER BY v) AS r FROM radik_gr_big) s WHERE r <= 2', 'p, v, r'),
+	('SELECT DISTINCT ON (id % 65537) id % 65537 AS p, v FROM radik_gr_big ORDER BY id % 65537 DESC, v', 'p, v')
+) t(q, k);
+RESET work_mem;
 -- A group per row, as the statistics say: their best rows would not fit in work_mem's hash
 -- memory, so the plan is PostgreSQL's.
 SELECT radik_plan_uses_radik('SELECT * FROM (SELECT tg, v, row_number() OVER (PARTITION BY tg ORDER BY v) AS r FROM radik_gr_big) s WHERE r <= 1') AS too_many_groups_uses_radik;
@@ -170,5 +216,5 @@ ANALYZE radik_gr_parted;
 SELECT radik_plan_uses_radik('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_parted) s WHERE r <= 3') AS partitioned_uses_radik;
 
 RESET radik.force;
-DROP TABLE radik_gr, radik_gr_empty, radik_gr_big, radik_gr_parted, radik_gr_want, radik_gr_got, radik_gr_fuzz;
+DROP TABLE radik_gr, radik_gr_small, radik_gr_empty, radik_gr_big, radik_gr_parted, radik_gr_want, radik_gr_got, radik_gr_fuzz;
 DROP COLLATION radik_gr_ci;
