@@ -8,17 +8,22 @@
  * kept, taking the last key kept as its threshold: a later row beyond it is dropped on arrival.
  * So a group costs about one sort of 2k keys per k rows it keeps, and the rows it drops one
  * comparison each; heavy ties at the threshold make a group grow, the next cut waiting until it
- * has doubled again.  A group whose rows were not added to since its last cut, or that holds no
- * more than k rows, is already cut: the final pass over the groups sorts none of them.
+ * has doubled again.  A group not added to since its last cut, or holding k rows or fewer, needs
+ * no cut at the end.
  *
  * Many small groups (a million groups of a few rows) make the bookkeeping of a group, not the
  * rows, the cost; so the groups are records of one size in large chunks, numbered in the order
  * they were first seen, each with room for its first rows (2k, at most MAX_INLINE_ROWS) inside
- * it: a group's rows move to an array of their own only when they outgrow that room.  The hash
- * table's slots hold a group's number with its key's hash and, for a key grouped by bits, the
- * bits, so that a lookup reads the one record it finds; the group of the row offered last is
- * remembered, which makes the rows of a table stored in group order (a serial key, a date)
- * cost no lookup.  The final pass and the export read the records in order.
+ * it: a group's rows move to an array of their own only when they outgrow that room.  A slot of
+ * the hash table holds a group's number and its key's hash with the key's bits, or where the
+ * key's values lie, so that a lookup reads the slot (and the values) and then the one record it
+ * finds.  The group of the row offered last is remembered, which makes the rows of a table
+ * stored in group order (a serial key, a date) cost no lookup; the rows of a page are looked up
+ * together (radik_groups_offer_tuples), their slots and records asked for ahead, which hides
+ * most of the wait for memory when the groups are scattered.  The final pass and the export read
+ * the records in order; groups of a key grouped by bits can also come out in the order of their
+ * keys (a radix sort of the bits), each group's rows in the order of the sort key, which spares
+ * the caller its sort of the rows kept.
  *
  * Groups are found by their key's hash.  One key of a type whose engine key is equal exactly for
  * equal values (integers, dates, times, floats with -0 and NaN folded) is grouped by those bits
@@ -776,15 +781,22 @@ typedef struct GroupOrder
 
 /*
  * Sort n groups by their bits, using to as much room: a radix sort, a byte a pass, of the bytes
- * where the bits differ.  Returns the array that holds them sorted (from or to).
+ * where the bits differ, unless they are in order already (groups first seen in the order of
+ * their keys).  Returns the array that holds them sorted (from or to).
  */
 static GroupOrder *
 sort_groups_by_bits(GroupOrder *from, GroupOrder *to, int64 n)
 {
 	uint64		differ = 0;
+	bool		sorted = true;
 
 	for (int64 i = 1; i < n; i++)
+	{
 		differ |= from[i].bits ^ from[0].bits;
+		sorted &= from[i - 1].bits <= from[i].bits;
+	}
+	if (sorted)
+		return from;
 	for (int shift = 0; shift < 64; shift += 8)
 	{
 		int64		start[257];
