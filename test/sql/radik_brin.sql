@@ -41,8 +41,8 @@ BEGIN
 		RETURN 'whole table';
 	END IF;
 	RETURN format('ranges read: %s', CASE WHEN ranges_skipped = 0 THEN 'all'
-										  WHEN ranges_read * 10 <= ranges_read + ranges_skipped
-										  THEN 'under 10%' ELSE 'over 10%' END);
+										  WHEN ranges_read * 4 <= ranges_read + ranges_skipped
+										  THEN 'under a quarter' ELSE 'over a quarter' END);
 END $$;
 
 -- The answers: both directions, WHERE clauses, OFFSET, WITH TIES, several keys, NULLs first and
