@@ -45,15 +45,16 @@
 #include "access/detoast.h"
 #include "access/htup_details.h"
 #include "catalog/pg_collation.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_enum.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "port/pg_bswap.h"
 #include "utils/builtins.h"
 #include "utils/catcache.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/pg_locale.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
 #include "utils/uuid.h"
@@ -70,12 +71,42 @@ abbreviated_type(Oid type)
 	return type == TEXTOID || type == BPCHAROID || type == BYTEAOID || type == UUIDOID;
 }
 
-/* Does PostgreSQL compare strings of this collation as "C" does (memcmp)? */
+/*
+ * Does PostgreSQL compare strings of this collation as "C" does (memcmp)?  utils/pg_locale.h,
+ * which answers it, includes ICU's headers in a server built with ICU, which a machine building
+ * extensions need not have: 15 to 17 export lc_collate_is_c, declared here; for 18 the catalogs
+ * answer for the "C" collation and a database whose libc collation is "C" or "POSIX"
+ * (where they answer no, the mapper uses PostgreSQL's converter: slower, as exact).
+ */
+#if PG_VERSION_NUM < 180000
+extern bool lc_collate_is_c(Oid collation);
+#endif
+
 static bool
 collation_is_c(Oid collation)
 {
 #if PG_VERSION_NUM >= 180000
-	return pg_newlocale_from_collation(collation)->collate_is_c;
+	HeapTuple	tuple;
+	bool		is_c = false;
+
+	if (collation == C_COLLATION_OID)
+		return true;
+	if (collation != DEFAULT_COLLATION_OID)
+		return false;
+	tuple = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+	if (HeapTupleIsValid(tuple))
+	{
+		Form_pg_database database = (Form_pg_database) GETSTRUCT(tuple);
+		bool		isnull;
+		Datum		collate = SysCacheGetAttr(DATABASEOID, tuple, Anum_pg_database_datcollate,
+											  &isnull);
+
+		if (database->datlocprovider == COLLPROVIDER_LIBC && !isnull)
+			is_c = strcmp(TextDatumGetCString(collate), "C") == 0 ||
+				strcmp(TextDatumGetCString(collate), "POSIX") == 0;
+		ReleaseSysCache(tuple);
+	}
+	return is_c;
 #else
 	return lc_collate_is_c(collation);
 #endif
