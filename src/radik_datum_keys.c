@@ -34,6 +34,7 @@
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "utils/timestamp.h"
 
 #include "radik_datum_keys.h"
 #include "radik_keys.h"
@@ -182,6 +183,34 @@ numeric_key(Datum value)
 KEY_MAP(numeric_asc, numeric_key(value))
 KEY_MAP(numeric_desc, radik_key64_descending(numeric_key(value)))
 
+/*
+ * interval's btree order is the order of its span in microseconds, months counted as 30 days
+ * (interval_cmp_value in src/backend/utils/adt/timestamp.c), a 128-bit number of up to 73 bits.
+ * Its key is that span divided by 2^11, rounded down, which fits in 63 bits: a day is 2^11 *
+ * 42187500 microseconds, so the days' part divides exactly and only the time field is rounded.
+ * A monotone summary, as numeric's is: spans less than about 2 ms apart may share a key.
+ */
+#define INTERVAL_KEY_SHIFT 11
+#define INTERVAL_KEY_DAY (USECS_PER_DAY >> INTERVAL_KEY_SHIFT)
+
+static inline uint64
+interval_key(Datum value)
+{
+	const Interval *interval = DatumGetIntervalP(value);
+	int64		days = interval->month * INT64CONST(30) + interval->day;
+	int64		time = interval->time;
+	/* time / 2^11 rounded down, for negative times too */
+	int64		time_part = time >= 0 ? time >> INTERVAL_KEY_SHIFT :
+		-((-(time + 1)) >> INTERVAL_KEY_SHIFT) - 1;
+
+	StaticAssertStmt(INTERVAL_KEY_DAY << INTERVAL_KEY_SHIFT == USECS_PER_DAY,
+					 "a day is a whole number of key units");
+	return radik_key_from_int64(days * INTERVAL_KEY_DAY + time_part);
+}
+
+KEY_MAP(interval_asc, interval_key(value))
+KEY_MAP(interval_desc, radik_key64_descending(interval_key(value)))
+
 bool
 radik_key_type_supported(Oid type)
 {
@@ -197,6 +226,7 @@ radik_key_type_supported(Oid type)
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
 		case NUMERICOID:
+		case INTERVALOID:
 		case BOOLOID:
 		case OIDOID:
 		case CHAROID:
@@ -210,7 +240,7 @@ radik_key_type_supported(Oid type)
 bool
 radik_key_type_exact(Oid type)
 {
-	return type != NUMERICOID && radik_key_type_supported(type);
+	return type != NUMERICOID && type != INTERVALOID && radik_key_type_supported(type);
 }
 
 bool
@@ -224,7 +254,8 @@ radik_supported_type_names(void)
 {
 	return "smallint, integer, bigint, real, double precision, date, "
 		"time without time zone, timestamp without time zone, timestamp with time zone, "
-		"boolean, oid, \"char\", money";
+		"boolean, oid, \"char\", money, numeric, interval, text, varchar, char(n), bytea, uuid, "
+		"inet, cidr, enums, and domains over these";
 }
 
 RadikKeyMap
@@ -264,6 +295,9 @@ radik_key_map(Oid type, bool descending, int *key_bytes)
 		case NUMERICOID:
 			*key_bytes = 8;
 			return descending ? key_numeric_desc : key_numeric_asc;
+		case INTERVALOID:
+			*key_bytes = 8;
+			return descending ? key_interval_desc : key_interval_asc;
 		default:
 			elog(ERROR, "radik cannot order values of type %u", type);
 			return NULL;		/* keep compiler quiet */
@@ -298,6 +332,8 @@ radik_key_map_many(Oid type, bool descending)
 			return descending ? key_float8_desc_many : key_float8_asc_many;
 		case NUMERICOID:
 			return descending ? key_numeric_desc_many : key_numeric_asc_many;
+		case INTERVALOID:
+			return descending ? key_interval_desc_many : key_interval_asc_many;
 		default:
 			elog(ERROR, "radik cannot order values of type %u", type);
 			return NULL;		/* keep compiler quiet */

@@ -1,7 +1,8 @@
 /*
  * radik_key_mapper.c
- *	  Engine keys for the sort key types that need state: text, varchar, char(n), bytea and uuid
- *	  through PostgreSQL's abbreviated keys, enums through their sort order (radik_key_mapper.h).
+ *	  Engine keys for the sort key types that need state: text, varchar, char(n), bytea, uuid,
+ *	  inet and cidr through PostgreSQL's abbreviated keys, enums through their sort order
+ *	  (radik_key_mapper.h).
  *
  * Summary keys.  A string or a uuid does not fit in 64 bits, so its engine key is a monotone
  * summary, as numeric's is (radik_datum_keys.c): a < b gives key(a) <= key(b), and equal values
@@ -17,7 +18,9 @@
  *  - ICU collations: the first 8 bytes of the ICU sort key; libc collations other than C: the
  *    first 8 bytes of strxfrm(), but PostgreSQL abbreviates those only when built with
  *    TRUST_STRXFRM (15-17) or where pg_strxfrm_enabled says so (18), else radik declines;
- *  - uuid: its first 8 bytes, big-endian (uuid_abbrev_convert).
+ *  - uuid: its first 8 bytes, big-endian (uuid_abbrev_convert);
+ *  - inet and cidr: the family, then the network bits, the netmask length and the first host
+ *    bits that fit (network_abbrev_convert).
  * Equal values give equal abbreviated keys: under a deterministic collation equal strings are
  * equal bytes (for char(n), once the trailing spaces are cut, as the converter cuts them), and
  * under a nondeterministic (ICU) one strings that compare equal have the same ICU sort key, of
@@ -64,11 +67,15 @@
 /* Conversions between two resets of the conversion context, one value at a time. */
 #define CONVERSIONS_PER_RESET 1024
 
-/* The types whose abbreviated keys are a monotone summary (the header); varchar sorts as text. */
+/*
+ * The types whose abbreviated keys are a monotone summary (the header); varchar sorts as text,
+ * cidr as inet.
+ */
 static bool
 abbreviated_type(Oid type)
 {
-	return type == TEXTOID || type == BPCHAROID || type == BYTEAOID || type == UUIDOID;
+	return type == TEXTOID || type == BPCHAROID || type == BYTEAOID || type == UUIDOID ||
+		type == INETOID || type == CIDROID;
 }
 
 /*

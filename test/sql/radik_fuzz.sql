@@ -124,7 +124,9 @@ DECLARE
 									 'dt - a', 'tm + interval ''1 minute'' * d',
 									 'a / (d % 5)', 'b::numeric / 7', 'round(c::numeric, 2)',
 									 'pad', 'pad COLLATE "C"', 'upper(pad) || a', 'left(pad, 9)',
-									 'md5(a::text)::uuid', 'a > 0']);
+									 'md5(a::text)::uuid', 'a > 0', 'interval ''1 ms'' * (a % 50)',
+									 'e - timestamp ''2000-01-01''',
+									 '(''10.0.'' || abs(a % 256) || ''.'' || abs(d % 256))::inet']);
 	key2 text := radik_fz_pick(ARRAY['', '', 'id', 'id DESC', 'a', 'c DESC']);
 	dir text := radik_fz_pick(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']);
 	rest text := radik_fz_pick(ARRAY['*, ', 'id, ', '']);

@@ -1,10 +1,13 @@
--- radik_keys: sort keys of type text, varchar, char(n), bytea and uuid (whose engine key is
--- PostgreSQL's abbreviated key, a summary: radik_key_mapper.c), enums (ranked by their sort
--- order), bool, oid, "char" and money, and domains over them.  Every answer is compared with
--- PostgreSQL's own (radik_compare in radik_setup.sql).  The strings share prefixes longer than
--- the 8 bytes a key holds, are empty, multibyte, differ only in case or accents, have trailing
--- spaces (equal in char(n)), hold NUL bytes (bytea), are compressed or stored outside the row;
--- the uuids differ only in their last byte; the enum's order is not its labels' creation order.
+-- radik_keys: sort keys of type text, varchar, char(n), bytea, uuid, inet and cidr (whose engine
+-- key is PostgreSQL's abbreviated key, a summary: radik_key_mapper.c), interval (its span, cut to
+-- about 2 ms), enums (ranked by their sort order), bool, oid, "char" and money, and domains over
+-- them.  Every answer is compared with PostgreSQL's own (radik_compare in radik_setup.sql).
+-- The strings share prefixes longer than the 8 bytes a key holds, are empty, multibyte, differ
+-- only in case or accents, have trailing spaces (equal in char(n)), hold NUL bytes (bytea), are
+-- compressed or stored outside the row;
+-- the uuids differ only in their last byte; the enum's order is not its labels' creation order;
+-- intervals equal as spans but not in fields (a month and 30 days), or a millisecond apart;
+-- addresses of both families, with and without netmasks.
 -- Collations: the database's ("C" under pg_regress --no-locale), "C", POSIX, a libc collation
 -- where there is one (radik declines it unless PostgreSQL abbreviates it) and ICU collations,
 -- deterministic and not, where PostgreSQL was built with ICU; those parts print the same either
@@ -20,7 +23,7 @@ CREATE DOMAIN radik_kname AS text CHECK (VALUE <> 'forbidden');
 CREATE DOMAIN radik_kmood_d AS radik_kmood;
 CREATE TABLE radik_kt (id int4, t text, v varchar(40), c char(12), b bytea, u uuid, f bool,
 					   o oid, ch "char", m money, e radik_kmood, dt radik_kname,
-					   de radik_kmood_d, big text, packed text);
+					   de radik_kmood_d, big text, packed text, iv interval, ip inet, cn cidr);
 ALTER TABLE radik_kt ALTER big SET STORAGE EXTERNAL;
 INSERT INTO radik_kt
 SELECT i,
@@ -55,7 +58,18 @@ SELECT i,
 	   CASE WHEN i % 61 = 0 THEN NULL WHEN i % 6 = 0 THEN repeat(md5(i::text), 100)
 			ELSE 'small ' || (i % 97) END,
 	   CASE WHEN i % 67 = 0 THEN NULL WHEN i % 6 = 1 THEN repeat('compressible ', 300) || i
-			ELSE 'plain ' || (i % 89) END
+			ELSE 'plain ' || (i % 89) END,
+	   CASE WHEN i % 71 = 0 THEN NULL
+			WHEN i % 5 = 0 THEN make_interval(days => 1) - make_interval(secs => (i % 3) / 1000.0)
+			WHEN i % 5 = 1 THEN make_interval(months => 1) - make_interval(days => 30 + i % 2)
+			ELSE make_interval(months => i % 13 - 6, days => (i * 7) % 61 - 30,
+							   secs => ((i * 7919) % 100000) / 997.0) END,
+	   CASE WHEN i % 73 = 0 THEN NULL
+			WHEN i % 4 = 0 THEN ('2001:db8:' || to_hex(i % 17) || '::' || to_hex(i) || '/' || (64 + i % 65))::inet
+			WHEN i % 4 = 1 THEN ('192.168.' || (i % 3) || '.' || (i % 256) || '/' || (i % 33))::inet
+			ELSE ('10.' || (i % 2) || '.' || (i * 7) % 256 || '.' || (i % 256))::inet END,
+	   CASE WHEN i % 79 = 0 THEN NULL
+			ELSE network(('10.' || (i % 5) || '.' || (i * 13) % 256 || '.0/' || (8 + i % 17))::inet)::cidr END
 FROM generate_series(1, 3000) i;
 ANALYZE radik_kt;
 -- big: values over 2 kB stored outside the row; packed: values over 2 kB compressed in the row.
@@ -68,13 +82,14 @@ FROM radik_kt;
 EXPLAIN (COSTS OFF) SELECT id, t FROM radik_kt ORDER BY t LIMIT 5;
 EXPLAIN (COSTS OFF) SELECT id, t FROM radik_kt ORDER BY t COLLATE "C" DESC LIMIT 5;
 EXPLAIN (COSTS OFF) SELECT * FROM radik_kt ORDER BY u, e, c, b, f, o, ch, m, v LIMIT 5;
+EXPLAIN (COSTS OFF) SELECT id FROM radik_kt ORDER BY iv DESC, ip, cn LIMIT 5;
 
 -- Each column, both directions, NULLs first and last, k from 1 to beyond the table: the count
 -- of checks, then any that failed.
 CREATE TEMP TABLE radik_kt_checks AS
 SELECT col, ord, k, radik_check('id, ' || col, 'radik_kt', col || ord, 'LIMIT ' || k, col) AS result
 FROM unnest(ARRAY['t', 'v', 'c', 'b', 'u', 'f', 'o', 'ch', 'm', 'e', 'dt', 'de', 'big',
-				  'packed']) AS col,
+				  'packed', 'iv', 'ip', 'cn']) AS col,
 	 unnest(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']) AS ord,
 	 unnest(ARRAY[1, 7, 100, 2990, 4000]) AS k;
 SELECT count(*) AS checks, count(*) FILTER (WHERE result = 'ok') AS agreed FROM radik_kt_checks;
@@ -109,7 +124,11 @@ FROM unnest(ARRAY[
 	'SELECT id, m FROM radik_kt WHERE m < 0::money ORDER BY m, id LIMIT 15',
 	'SELECT id, big FROM radik_kt ORDER BY big DESC, id LIMIT 12',
 	'SELECT id, packed FROM radik_kt ORDER BY packed, id LIMIT 12',
-	'SELECT id, dt FROM radik_kt ORDER BY dt DESC, id LIMIT 12'
+	'SELECT id, dt FROM radik_kt ORDER BY dt DESC, id LIMIT 12',
+	'SELECT id, iv FROM radik_kt ORDER BY iv, id LIMIT 100',
+	'SELECT id, iv FROM radik_kt ORDER BY iv DESC NULLS LAST, id FETCH FIRST 30 ROWS WITH TIES',
+	'SELECT id, ip FROM radik_kt ORDER BY ip DESC, id LIMIT 90',
+	'SELECT id, cn, ip FROM radik_kt ORDER BY cn, ip, id LIMIT 70'
 	]) AS q;
 
 -- Expressions over text as keys.
@@ -217,9 +236,11 @@ RESET parallel_tuple_cost;
 RESET parallel_setup_cost;
 RESET min_parallel_table_scan_size;
 
--- radik_topk() orders exact keys only: bool, oid, "char" and money, not text.
-SELECT count(*) AS topk_money_rows FROM radik_topk('radik_kt', 'm', 5);
-SELECT * FROM radik_topk('radik_kt', 't', 3);
+-- radik_topk() orders every key type ORDER BY ... LIMIT does.
+SELECT col, c.*
+FROM unnest(ARRAY['t', 'v', 'c', 'b', 'u', 'f', 'o', 'ch', 'm', 'e', 'dt', 'de', 'big']) col,
+	radik_topk_check('radik_kt', col, 25, col IN ('t', 'b', 'e'), 'last') c
+ORDER BY col;
 
 DROP TABLE radik_kt;
 DROP DOMAIN radik_kmood_d;
