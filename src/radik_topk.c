@@ -19,6 +19,9 @@
  * that keeps them outside its own heap: rows_place; a row-level security policy with a
  * subquery), the row form runs the equivalent query (select_by_query) and the row-id form
  * refuses; group_by, too, runs the equivalent window query, which radik's planner answers.
+ * Keys whose engine keys only summarize their values (text and the other types ordered through
+ * abbreviated keys, numeric, interval) are selected by the equivalent query in both forms: the
+ * custom scan orders their candidates with the type's comparator and the column's collation.
  * Privileges and row-level security are those of the equivalent SELECT (check_selectable,
  * row_security_quals).  The function reads the table with the caller's snapshot, so it is
  * STABLE; it is PARALLEL RESTRICTED because a parallel worker cannot read the leader's temporary
@@ -37,6 +40,8 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_opclass.h"
+#include "commands/defrem.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -53,12 +58,15 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
+#include "utils/typcache.h"
 
+#include "radik_key_mapper.h"
 #include "radik_select.h"
 
 PG_FUNCTION_INFO_V1(radik_topk_tids);
@@ -103,6 +111,7 @@ typedef struct TopkRequest
 	int32		atttypmod;
 	Oid			attcollation;
 	Oid			key_type;		/* atttype, or a domain's base type */
+	bool		key_exact;		/* its engine keys order it exactly (radik_key_type_exact) */
 	int64		k;
 	bool		smallest;
 	NullsPlacement nulls;
@@ -115,7 +124,7 @@ static void check_selectable(Relation rel, AttrNumber key_attnum, AttrNumber ret
 static void resolve_key_column(TopkRequest *req, const char *colname);
 static RowsPlace rows_place(Relation rel);
 static void refuse_row_ids(Relation rel, RowsPlace place);
-static void select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req);
+static void select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req, bool whole_rows);
 static void resolve_group_column(TopkRequest *req, const char *colname);
 static List *row_security_quals(Relation rel, bool *has_sublinks);
 static RadikSelectResult *run_selection(TopkRequest *req, List *security_quals);
@@ -270,18 +279,28 @@ topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows, const char *gro
 	{
 		resolve_group_column(&req, group_by);
 		if (req.k > 0)
-			select_by_query(rsinfo, &req);
+			select_by_query(rsinfo, &req, true);
 		table_close(req.rel, NoLock);
 		return;
 	}
 
-	/* rows radik cannot read in the table's heap: the equivalent query (see rows_place) */
+	/*
+	 * Rows radik cannot read in the table's heap (see rows_place), and keys whose engine keys
+	 * only summarize their values (text, uuid, numeric, interval: the custom scan sorts the
+	 * candidates with the type's comparator): the equivalent query.
+	 */
 	place = rows_place(req.rel);
 	if (place != ROWS_IN_HEAP && !whole_rows)
 		refuse_row_ids(req.rel, place);
-	security_quals = place == ROWS_IN_HEAP ?
-		row_security_quals(req.rel, &policy_has_sublinks) : NIL;
-	if (place == ROWS_IN_HEAP && policy_has_sublinks && !whole_rows)
+	if (place != ROWS_IN_HEAP || !req.key_exact)
+	{
+		if (req.k > 0)
+			select_by_query(rsinfo, &req, whole_rows);
+		table_close(req.rel, NoLock);
+		return;
+	}
+	security_quals = row_security_quals(req.rel, &policy_has_sublinks);
+	if (policy_has_sublinks && !whole_rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("radik_topk cannot apply the row-level security policies of table \"%s\"",
@@ -290,10 +309,10 @@ topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows, const char *gro
 				 errhint("Use radik_topk(NULL::%s, ...), which returns the rows themselves, or SELECT ... ORDER BY ... LIMIT.",
 						 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(req.rel)),
 													RelationGetRelationName(req.rel)))));
-	if (place != ROWS_IN_HEAP || policy_has_sublinks)
+	if (policy_has_sublinks)
 	{
 		if (req.k > 0)
-			select_by_query(rsinfo, &req);
+			select_by_query(rsinfo, &req, true);
 		table_close(req.rel, NoLock);
 		return;
 	}
@@ -427,6 +446,9 @@ static void
 resolve_key_column(TopkRequest *req, const char *colname)
 {
 	Oid			relid = RelationGetRelid(req->rel);
+	TypeCacheEntry *typentry;
+	Oid			opclass;
+	const char *reason = NULL;
 
 	req->attnum = get_attnum(relid, colname);
 	if (req->attnum == InvalidAttrNumber)
@@ -444,13 +466,22 @@ resolve_key_column(TopkRequest *req, const char *colname)
 	get_atttypetypmodcoll(relid, req->attnum, &req->atttype, &req->atttypmod,
 						  &req->attcollation);
 	req->key_type = getBaseType(req->atttype);
-	if (!radik_key_type_exact(req->key_type))
+	/* the type its default btree order compares (text for varchar, inet for cidr) */
+	opclass = GetDefaultOpClass(req->key_type, BTREE_AM_OID);
+	if (OidIsValid(opclass) && !IsPolymorphicType(get_opclass_input_type(opclass)))
+		req->key_type = get_opclass_input_type(opclass);
+	typentry = lookup_type_cache(req->key_type, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	if (!OidIsValid(typentry->lt_opr) || !OidIsValid(typentry->gt_opr) ||
+		!radik_key_orderable(req->key_type, req->attcollation, typentry->lt_opr, &reason))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("radik_topk cannot select by column \"%s\" of type %s",
 						colname, format_type_be(req->atttype)),
+				 reason != NULL && type_is_collatable(req->key_type) ?
+				 errdetail_internal("%s.", reason) :
 				 errdetail("radik orders these types: %s.", radik_supported_type_names()),
 				 errhint("Use SELECT ... ORDER BY %s LIMIT ... for other types.", quote_identifier(colname))));
+	req->key_exact = radik_key_type_exact(req->key_type);
 }
 
 /* Find the group_by column by its name as given. */
@@ -702,15 +733,16 @@ grouped_query(StringInfo sql, TopkRequest *req)
 }
 
 /*
- * The row form by the equivalent query, for a table whose rows radik cannot read in its heap:
- * SELECT * FROM tbl [WHERE col IS NOT NULL] ORDER BY col ASC|DESC NULLS FIRST|LAST LIMIT k, run
- * through SPI with the caller's snapshot (read-only, as the function is STABLE), so that the
- * planner applies privileges, row-level security (policies with subqueries too) and whatever
- * reads the rows (partitions, children, a foreign data wrapper, Citus).  Its rows go into the
- * result, whose row type also has the table's dropped columns (NULL there).
+ * A selection by the equivalent query: SELECT * (the row form) or SELECT ctid (the row-id form,
+ * of a table whose rows are in its own heap) FROM tbl [WHERE col IS NOT NULL] ORDER BY col
+ * ASC|DESC NULLS FIRST|LAST LIMIT k, run through SPI with the caller's snapshot (read-only, as
+ * the function is STABLE), so that the planner applies privileges, row-level security (policies
+ * with subqueries too) and whatever reads the rows (partitions, children, a foreign data
+ * wrapper, Citus), and orders the key with its collation, radik's custom scan included where it
+ * can.  The row form's result row type also has the table's dropped columns (NULL there).
  */
 static void
-select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req)
+select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req, bool whole_rows)
 {
 	Relation	rel = req->rel;
 	TupleDesc	result_desc = rsinfo->setDesc;
@@ -720,18 +752,32 @@ select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req)
 	Datum	   *values = palloc(result_desc->natts * sizeof(Datum));
 	bool	   *nulls = palloc(result_desc->natts * sizeof(bool));
 	int			status;
+	int			guc_nest_level;
 
 	initStringInfo(&sql);
 	if (req->group_attnum != InvalidAttrNumber)
 		grouped_query(&sql, req);
 	else
 	{
-		appendStringInfo(&sql, "SELECT * FROM %s", qualified_name(rel));
+		appendStringInfo(&sql, "SELECT %s FROM %s", whole_rows ? "*" : "ctid", qualified_name(rel));
 		if (req->nulls == NULLS_EXCLUDE)
 			appendStringInfo(&sql, " WHERE %s IS NOT NULL", column_name(rel, req->attnum));
 		appendStringInfo(&sql, " ORDER BY %s LIMIT $1", order_by(req));
 	}
 
+	/*
+	 * A table whose rows are in its heap is selected by radik's custom scan, as a function
+	 * called radik_topk promises, under radik.enabled = on and radik.force = on for the query
+	 * only (as a function's SET clause would set them).
+	 */
+	guc_nest_level = NewGUCNestLevel();
+	if (rows_place(rel) == ROWS_IN_HEAP)
+	{
+		(void) set_config_option("radik.enabled", "on", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+		(void) set_config_option("radik.force", "on", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+	}
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "radik_topk: SPI_connect failed");
 	status = SPI_execute_with_args(sql.data, 1, argtypes, args, NULL, true, 0);
@@ -744,6 +790,15 @@ select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req)
 		int			column = 0;		/* the query's columns: the table's live ones, in order */
 
 		CHECK_FOR_INTERRUPTS();
+		if (!whole_rows)
+		{
+			/* (rank, row_id) */
+			values[0] = Int64GetDatum((int64) row + 1);
+			nulls[0] = false;
+			values[1] = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &nulls[1]);
+			tuplestore_putvalues(rsinfo->setResult, result_desc, values, nulls);
+			continue;
+		}
 		for (int att = 0; att < result_desc->natts; att++)
 		{
 			if (TupleDescAttr(result_desc, att)->attisdropped)
@@ -757,6 +812,7 @@ select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req)
 		tuplestore_putvalues(rsinfo->setResult, result_desc, values, nulls);
 	}
 	SPI_finish();
+	AtEOXact_GUC(true, guc_nest_level);
 }
 
 /* Run radik_select_rows with the key, the NULL rule and the row-level security quals. */

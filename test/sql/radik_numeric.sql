@@ -109,8 +109,9 @@ RESET parallel_tuple_cost;
 RESET parallel_setup_cost;
 RESET min_parallel_table_scan_size;
 
--- radik_topk selects by exact keys only, and still refuses numeric.
-SELECT * FROM radik_topk('radik_num', 'n', 3);
+-- radik_topk orders numeric as ORDER BY does.
+SELECT * FROM radik_topk_check('radik_num', 'n', 3);
+SELECT * FROM radik_topk_check('radik_num', 'n', 40, true, 'first');
 
 DROP TABLE radik_num_big;
 DROP TABLE radik_num;

@@ -249,7 +249,8 @@ BEGIN
 				 FROM tids),
 			(SELECT array_agg(key ORDER BY rank) FROM rows)
 				IS NOT DISTINCT FROM (SELECT keys FROM postgres)
-			AND NOT EXISTS (SELECT row FROM rows EXCEPT ALL SELECT to_jsonb(t) FROM %3$s t)
+			AND NOT EXISTS (SELECT row FROM rows
+							EXCEPT ALL SELECT to_jsonb(radik_row) FROM %3$s radik_row)
 		$q$, dir, col, tbl, filter)
 	USING tbl, col, k, smallest, nulls;
 END

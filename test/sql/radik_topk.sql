@@ -73,6 +73,43 @@ FROM unnest(ARRAY['score', 'ratio', 'small', 'medium', 'big', 'day', 'clock', 'a
 	radik_topk_check('topk_events', col, 100, smallest, nulls) c
 ORDER BY col, smallest, nulls;
 
+-- Keys that radik orders by a summary of their values, the candidates then sorted by the type's
+-- comparator: text (in the column's collation), numeric, interval, uuid, inet and cidr, with
+-- values sharing long prefixes and differing in spans of under a few milliseconds.
+CREATE TABLE topk_summarized AS
+SELECT i AS id,
+	CASE WHEN i % 17 = 0 THEN NULL ELSE 'player-name-' || (i * 7919) % 500 END AS name,
+	CASE WHEN i % 19 = 0 THEN NULL ELSE (i * 7919) % 700 / 7.0 + 1e12 END AS amount,
+	CASE WHEN i % 23 = 0 THEN NULL
+		 ELSE make_interval(months => i % 5, days => (i * 31) % 40 - 20, secs => ((i * 7) % 2001) / 1000.0) END AS span,
+	CASE WHEN i % 29 = 0 THEN NULL
+		 ELSE ('00000000-0000-0000-0000-00000000' || lpad(to_hex((i * 7919) % 4096), 4, '0'))::uuid END AS token,
+	CASE WHEN i % 31 = 0 THEN NULL
+		 WHEN i % 3 = 0 THEN ('2001:db8::' || to_hex(i % 300) || '/' || (100 + i % 28))::inet
+		 ELSE ('10.' || (i % 3) || '.' || (i * 7) % 256 || '.' || i % 250 || '/' || (16 + i % 17))::inet END AS addr,
+	CASE WHEN i % 37 = 0 THEN NULL ELSE network(('10.' || (i % 7) || '.' || (i * 13) % 256 || '.0/' || (8 + i % 17))::inet)::cidr END AS net
+FROM generate_series(1, 3000) i;
+SELECT col, smallest, nulls, c.*
+FROM unnest(ARRAY['name', 'amount', 'span', 'token', 'addr', 'net']) col,
+	unnest(ARRAY[false, true]) smallest,
+	unnest(ARRAY['exclude', 'first', 'last']) nulls,
+	unnest(ARRAY[1, 50, 2990]) k,
+	radik_topk_check('topk_summarized', col, k, smallest, nulls) c
+WHERE c.n = 0 OR NOT (c.tids_ok AND c.rows_ok)
+ORDER BY col, smallest, nulls;
+SELECT count(*) AS summarized_checks
+FROM unnest(ARRAY['name', 'amount', 'span', 'token', 'addr', 'net']) col,
+	unnest(ARRAY[false, true]) smallest,
+	unnest(ARRAY['exclude', 'first', 'last']) nulls,
+	unnest(ARRAY[1, 50, 2990]) k,
+	radik_topk_check('topk_summarized', col, k, smallest, nulls) c
+WHERE c.tids_ok AND c.rows_ok;
+-- Under radik.enabled = off too, radik_topk selects with radik (the checks above run so).
+SET radik.enabled = off;
+SELECT * FROM radik_topk_check('topk_summarized', 'name', 40);
+RESET radik.enabled;
+DROP TABLE topk_summarized;
+
 -- k = 0, 1, around the number of rows, larger than the table, the largest bigint.
 SELECT k, c.*
 FROM unnest(ARRAY[0, 1, 2, 1000, 2823, 2824, 2999, 3000, 3001, 100000,
@@ -203,8 +240,10 @@ SELECT * FROM radik_topk(0::regclass, 'points', 3);
 SELECT * FROM radik_topk('topk_players', 'no_such_column', 3);
 SELECT * FROM radik_topk('topk_players', 'ctid', 3);
 SELECT * FROM radik_topk('topk_players', 'xmin', 3);
-SELECT * FROM radik_topk('topk_players', 'name', 3);
-SELECT * FROM radik_topk(NULL::topk_events, 'note', 3);
+CREATE TABLE topk_docs (id integer, doc jsonb);
+SELECT * FROM radik_topk('topk_docs', 'doc', 3);
+SELECT * FROM radik_topk(NULL::topk_docs, 'doc', 3);
+DROP TABLE topk_docs;
 SELECT * FROM radik_topk('topk_players', 'points', -1);
 SELECT * FROM radik_topk(NULL::topk_players, 'points', -5);
 SELECT * FROM radik_topk('topk_players', 'points', 3, nulls => 'middle');
