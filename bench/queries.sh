@@ -1,9 +1,9 @@
 #!/bin/bash
 # queries.sh: whole queries, PostgreSQL's plan against radik's, in one run on one server.
 #
-# Builds t(id int8, v float4, i8 int8, ts timestamptz, grp int4, name text, n numeric) of --rows
-# rows (v, i8 and n random, ts in insertion order as in an append-mostly table, grp one of 1000
-# groups, name a random 32-character text), as one table or --partitions range partitions of id,
+# Builds t(id int8, v float4, i8 int8, ts timestamptz, grp int4, name text, n numeric, u uuid) of
+# --rows rows (v, i8, n and u random, ts in insertion order as in an append-mostly table, grp one
+# of 1000 groups, name a random 32-character text), as one table or --partitions range partitions of id,
 # with statistics on id / 50 (the group of the 1M-group shapes, which a work_mem large enough for
 # a million groups' best rows lets radik take: --set work_mem=256MB), then times each query shape for each k and each
 # max_parallel_workers_per_gather, once with radik.enabled = off and once with radik.force = on,
@@ -76,6 +76,9 @@ shape_sql() {
 	latest) echo "SELECT * FROM t ORDER BY ts DESC LIMIT $2" ;;
 	latestwhere) echo "SELECT * FROM t WHERE grp < 10 ORDER BY ts DESC LIMIT $2" ;;
 	text) echo "SELECT * FROM t ORDER BY name LIMIT $2" ;;
+	textc) echo "SELECT * FROM t ORDER BY name COLLATE \"C\" LIMIT $2" ;;
+	texticu) echo "SELECT * FROM t ORDER BY name COLLATE \"und-x-icu\" LIMIT $2" ;;
+	uuid) echo "SELECT * FROM t ORDER BY u LIMIT $2" ;;
 	rownumber) echo "SELECT * FROM (SELECT grp, v, row_number() OVER (PARTITION BY grp ORDER BY v DESC) AS r FROM t) s WHERE r <= $2" ;;
 	distinct) echo "SELECT DISTINCT ON (grp) * FROM t ORDER BY grp, v DESC" ;;
 	rankties) echo "SELECT * FROM (SELECT grp, floor(v * 10) AS d, rank() OVER (PARTITION BY grp ORDER BY floor(v * 10) DESC) AS r FROM t) s WHERE r <= $2" ;;
@@ -91,7 +94,8 @@ shape_keys() {
 	expr) echo "abs(v - 0.5)" ;;
 	numeric) echo "n" ;;
 	latest|latestwhere) echo "ts" ;;
-	text) echo "name" ;;
+	text|textc|texticu) echo "name" ;;
+	uuid) echo "u" ;;
 	rownumber) echo "grp, v, r" ;;
 	distinct) echo "grp, v" ;;
 	rankties) echo "grp, d, r" ;;
@@ -100,7 +104,7 @@ shape_keys() {
 	esac
 }
 if [ "${list:-0}" = 1 ]; then
-	for s in v i8 star where like expr ties numeric latest latestwhere text rownumber distinct rankties rownumber1m distinct1m; do
+	for s in v i8 star where like expr ties numeric latest latestwhere text textc texticu uuid rownumber distinct rankties rownumber1m distinct1m; do
 		printf '%-10s %s\n' "$s" "$(shape_sql $s k)"
 	done
 	exit 0
@@ -114,7 +118,8 @@ wait_for_server() { for _ in $(seq 60); do psql_q -c "SELECT 1" >/dev/null 2>&1 
 psql_q -c "CREATE EXTENSION IF NOT EXISTS radik" -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm"
 if [ "$reuse" != 1 ] || [ "$(psql_q -c "SELECT count(*) FROM t" 2>/dev/null)" != "$rows" ]; then
 	psql_q -c "DROP TABLE IF EXISTS t"
-	psql_q -c "CREATE TABLE t (id int8, v float4, i8 int8, ts timestamptz, grp int4, name text, n numeric)
+	psql_q -c "CREATE TABLE t (id int8, v float4, i8 int8, ts timestamptz, grp int4, name text, n numeric,
+		u uuid)
 		$([ "$partitions" -gt 0 ] && echo "PARTITION BY RANGE (id)")"
 	for p in $(seq 0 $((partitions - 1))); do
 		psql_q -c "CREATE TABLE t_$p PARTITION OF t FOR VALUES FROM ($((p * rows / partitions + 1)))
@@ -127,7 +132,7 @@ if [ "$reuse" != 1 ] || [ "$(psql_q -c "SELECT count(*) FROM t" 2>/dev/null)" !=
 INSERT INTO t
 SELECT g, random()::float4, (random() * 9e18)::int8,
 	timestamptz '2024-01-01 00:00+00' + g * interval '1 second', (random() * 999)::int4,
-	md5(random()::text), round((random() * 1e8)::numeric, 2)
+	md5(random()::text), round((random() * 1e8)::numeric, 2), md5(random()::text)::uuid
 FROM generate_series($((j * rows / load_jobs + 1)), $(((j + 1) * rows / load_jobs))) g;
 SQL
 	done
