@@ -1,6 +1,7 @@
 /*
  * radik_heap.c
- *	  Reading a column straight from a heap tuple (radik_heap.h): where it lies.
+ *	  Reading a column straight from a heap tuple (radik_heap.h): where it lies, or from which
+ *	  column its offset is walked.
  */
 #include "postgres.h"
 
@@ -22,15 +23,22 @@ radik_column_reader_init(RadikColumnReader *column, Relation rel, AttrNumber att
 	column->byval = target->attbyval;
 	column->len = target->attlen;
 
-	/* As heap_deform_tuple lays columns out: fixed-width ones at aligned, known offsets. */
+	/*
+	 * As heap_deform_tuple lays columns out: fixed-width ones at aligned, known offsets, up to
+	 * the first variable-width one, from which the offsets depend on the row.
+	 */
+	column->fixed_offset = -1;
+	column->walk_first = -1;
+	column->walk_offset = 0;
 	for (int i = 0; i < attnum; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 
 		if (att->attlen <= 0)
 		{
-			offset = -1;
-			break;
+			column->walk_first = i;
+			column->walk_offset = offset;
+			return;
 		}
 		offset = att_align_nominal(offset, att->attalign);
 		if (i < attnum - 1)

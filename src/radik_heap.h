@@ -13,6 +13,7 @@
 
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
+#include "access/tupmacs.h"
 #include "executor/executor.h"
 #include "storage/itemptr.h"
 #include "utils/relcache.h"
@@ -66,6 +67,12 @@ typedef struct RadikColumnReader
 	int32		fixed_offset;	/* >= 0: its offset in a tuple without NULLs */
 	bool		byval;
 	int16		len;
+	/*
+	 * Else, in a tuple without NULLs: the first variable-width column up to this one (0-based),
+	 * which starts at walk_offset (before its alignment), and from which the columns are walked.
+	 */
+	int16		walk_first;
+	int32		walk_offset;
 } RadikColumnReader;
 
 /* Prepare to read column attnum of rel straight from its tuples. */
@@ -81,19 +88,45 @@ radik_row_at_cached_offsets(HeapTupleHeader header, AttrNumber attnum)
 	return (header->t_infomask & HEAP_HASNULL) == 0 && HeapTupleHeaderGetNatts(header) >= attnum;
 }
 
+/*
+ * The column's value in a row without NULLs, after variable-width columns: their lengths walked
+ * from the first, as heap_deform_tuple walks them (a short varlena header is not aligned), but
+ * only from there and only up to the column, without nocachegetattr's checks of every column
+ * from the first on every call.
+ */
+static pg_attribute_always_inline Datum
+radik_walk_to_column(const RadikColumnReader *column, HeapTupleHeader header)
+{
+	char	   *data = (char *) header + header->t_hoff;
+	uintptr_t	offset = column->walk_offset;
+	Form_pg_attribute target = TupleDescAttr(column->desc, column->attnum - 1);
+
+	for (int i = column->walk_first; i < column->attnum - 1; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(column->desc, i);
+
+		offset = att_align_pointer(offset, att->attalign, att->attlen, data + offset);
+		offset = att_addlength_pointer(offset, att->attlen, data + offset);
+	}
+	offset = att_align_pointer(offset, target->attalign, target->attlen, data + offset);
+	return fetch_att(data + offset, column->byval, column->len);
+}
+
 /* The column's value in tuple. */
 static pg_attribute_always_inline Datum
 radik_read_column(const RadikColumnReader *column, HeapTuple tuple, bool *isnull)
 {
 	HeapTupleHeader header = tuple->t_data;
 
-	if (column->fixed_offset >= 0 && radik_row_at_cached_offsets(header, column->attnum))
+	if (radik_row_at_cached_offsets(header, column->attnum))
 	{
 		*isnull = false;
-		return fetch_att((char *) header + header->t_hoff + column->fixed_offset,
-						 column->byval, column->len);
+		if (column->fixed_offset >= 0)
+			return fetch_att((char *) header + header->t_hoff + column->fixed_offset,
+							 column->byval, column->len);
+		return radik_walk_to_column(column, header);
 	}
-	/* NULLs, variable-width columns before it, or a column added after the row was written */
+	/* NULLs, or a column added after the row was written */
 	return heap_getattr(tuple, column->attnum, column->desc, isnull);
 }
 

@@ -118,6 +118,52 @@ SELECT * FROM radik_layout_checks(ARRAY['k1', 'k3', 'k4', 'k9', 'k10', 'k11']);
 DROP FUNCTION radik_layout_checks(text[]);
 DROP TABLE radik_layout;
 
+-- Keys after variable-width columns, whose offsets each row's values decide: short values (one
+-- header byte, never padded), long ones (four header bytes, aligned), empty ones, values stored
+-- out of line or compressed, a numeric and a text column before keys of every alignment, rows
+-- with NULLs before the key, and a column added after rows exist.
+CREATE TABLE radik_walk (id int4 NOT NULL, t1 text, c1 "char", n1 numeric, k1 int2, t2 varchar,
+	k2 int8, b1 bytea, k3 float8, k4 uuid, t3 text, k5 int4, k6 text, k7 numeric);
+ALTER TABLE radik_walk ALTER COLUMN b1 SET STORAGE EXTERNAL;
+INSERT INTO radik_walk
+SELECT i,
+	   CASE WHEN i % 97 = 0 THEN NULL WHEN i % 3 = 0 THEN '' WHEN i % 3 = 1 THEN 'ab'
+			ELSE repeat('long value ', 20 + i % 5) END,
+	   chr(65 + i % 26)::"char",
+	   CASE WHEN i % 89 = 0 THEN NULL ELSE (i * 7) % 1000 / 3.0 END,
+	   (i * 7) % 300 - 150,
+	   CASE WHEN i % 5 = 0 THEN repeat('v', 200 + i % 7) ELSE 'v' || i END,
+	   (i * 7919)::int8 * 1000003 - 5000000000,
+	   CASE WHEN i % 11 = 0 THEN decode(repeat(md5(i::text), 200), 'hex')
+			WHEN i % 11 = 1 THEN decode(repeat('00', 300), 'hex')
+			ELSE decode(md5(i::text), 'hex') END,
+	   (i * 13) % 777 / 7.0,
+	   md5((i * 3)::text)::uuid,
+	   CASE WHEN i % 4 = 0 THEN repeat('compressible ', 400) || i ELSE 'x' END,
+	   (i * 31) % 1000 - 500,
+	   'key ' || (i * 17) % 901,
+	   (i * 101) % 997 / 7.0
+FROM generate_series(1, 2000) i;
+CREATE FUNCTION radik_walk_checks(cols text[]) RETURNS TABLE (ok int8, failed int8, first_failure text)
+LANGUAGE sql AS $$
+	SELECT count(*) FILTER (WHERE r = 'ok'), count(*) FILTER (WHERE r <> 'ok'),
+		   min(r) FILTER (WHERE r <> 'ok')
+	FROM (SELECT radik_check('*', 'radik_walk', c || ' ' || o, 'LIMIT ' || k, c) AS r
+		  FROM unnest(cols) c, unnest(ARRAY['ASC', 'DESC']) o, unnest(ARRAY[7, 300]) k) s
+$$;
+SELECT * FROM radik_walk_checks(ARRAY['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'n1', 't2']);
+SELECT q, radik_compare(q) AS result
+FROM unnest(ARRAY[
+	'SELECT id, k3 FROM radik_walk WHERE k1 > 0 ORDER BY k3 DESC, id LIMIT 20',
+	'SELECT id, k5 FROM radik_walk WHERE k2 < 0 AND k5 <> 7 ORDER BY k5, id LIMIT 20'
+	]) AS q;
+ALTER TABLE radik_walk ADD COLUMN k8 int8 NOT NULL DEFAULT 42;
+INSERT INTO radik_walk (id, t1, k1, k2, k3, k5, k6, k8)
+SELECT id + 2000, t1, k1, k2, k3, k5, k6, k5 * 10 FROM radik_walk WHERE id % 7 = 0;
+SELECT * FROM radik_walk_checks(ARRAY['k3', 'k5', 'k6', 'k8']);
+DROP FUNCTION radik_walk_checks(text[]);
+DROP TABLE radik_walk;
+
 -- TOASTed wide rows: SELECT * brings back values of about 100 kB (stored out of line,
 -- compressed or not), and a key computed from them.
 CREATE TABLE radik_wide (id int4, v float8, body text, packed text);
