@@ -51,6 +51,7 @@
 #include "radik_compat.h"
 #include "radik_datum_keys.h"
 #include "radik_groups.h"
+#include "radik_key_mapper.h"
 #include "radik_paths.h"
 #include "radik_settings.h"
 
@@ -99,8 +100,12 @@ planned_key(PlannerInfo *root, RelOptInfo *scan_rel, SortGroupClause *clause,
 }
 
 /*
- * Can radik select by key (the first sort key after the groups): a type the engine orders, in
- * the type's default btree order, and no collation?
+ * Can radik select by key (the first sort key after the groups): a type radik orders under the
+ * sort's collation (radik_key_orderable: text in "C" or ICU, uuid, enums, ...), in the type's
+ * default btree order?  A key whose engine key only summarizes its value keeps each group's
+ * rows tied with the k-th on that summary (RADIK_GROUP_CUT_ROWS), or the rows of its first k
+ * distinct summaries (RADIK_GROUP_CUT_DISTINCT): a superset of the rows the window functions
+ * need, which the sort above radik's node orders exactly.
  */
 static bool
 selecting_key_supported(const RadikPlannedKey *key)
@@ -110,7 +115,7 @@ selecting_key_supported(const RadikPlannedKey *key)
 	Oid			opcintype;
 	CompareType strategy;
 
-	if (!radik_key_type_supported(key->type) || OidIsValid(key->collation))
+	if (!radik_key_orderable(key->type, key->collation, key->sort_operator, NULL))
 		return false;
 	opclass = GetDefaultOpClass(key->type, BTREE_AM_OID);
 	return OidIsValid(opclass) &&

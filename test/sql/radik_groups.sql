@@ -114,6 +114,37 @@ FROM (VALUES
 	('SELECT DISTINCT ON (gd) gd, v, id FROM radik_gr_small WHERE id % 4 <> 1 ORDER BY gd DESC, v', 'gd, v')
 ) t(q, k);
 
+-- Sort keys whose engine key summarizes the value (text under "C" and the case-insensitive
+-- collation, uuid, interval, inet, an enum): strings sharing their first 8 bytes and values equal
+-- under the collation tie on the summary at each group's cut, where the kept rows must still
+-- hold every row the window functions rank before the cut.
+CREATE TYPE radik_gr_level AS ENUM ('high', 'low');
+ALTER TYPE radik_gr_level ADD VALUE 'mid' BEFORE 'low';
+CREATE TABLE radik_gr_keys AS
+SELECT i AS id, i % 17 AS g,
+	CASE WHEN i % 41 = 0 THEN NULL ELSE 'shared-prefix-' || (i * 7) % 13 || CASE WHEN i % 2 = 0 THEN 'a' ELSE 'A' END END AS t,
+	md5((i % 300)::text)::uuid AS u,
+	make_interval(days => i % 9, secs => ((i * 13) % 5) / 1000.0) AS iv,
+	('10.0.' || i % 7 || '.' || (i * 11) % 256)::inet AS ip,
+	(ARRAY['high', 'mid', 'low'])[1 + i % 3]::radik_gr_level AS lvl
+FROM generate_series(1, 5000) i;
+ANALYZE radik_gr_keys;
+SELECT q, radik_compare(q, NULL, k) AS answer
+FROM (VALUES
+	('SELECT * FROM (SELECT g, t, row_number() OVER (PARTITION BY g ORDER BY t COLLATE "C" DESC) AS r FROM radik_gr_keys) s WHERE r <= 3', 'g, t, r'),
+	('SELECT * FROM (SELECT g, t, rank() OVER (PARTITION BY g ORDER BY t COLLATE "C" NULLS FIRST) AS r FROM radik_gr_keys) s WHERE r <= 20', 'g, t, r'),
+	('SELECT * FROM (SELECT g, lower(t) AS lt, rank() OVER (PARTITION BY g ORDER BY t COLLATE radik_gr_ci) AS r FROM radik_gr_keys) s WHERE r <= 2', 'g, lt, r'),
+	('SELECT * FROM (SELECT g, lower(t) AS lt, dense_rank() OVER (PARTITION BY g ORDER BY t COLLATE radik_gr_ci DESC) AS r FROM radik_gr_keys) s WHERE r <= 2', 'g, lt, r'),
+	('SELECT * FROM (SELECT g, u, dense_rank() OVER (PARTITION BY g ORDER BY u) AS r FROM radik_gr_keys) s WHERE r <= 3', 'g, u, r'),
+	('SELECT * FROM (SELECT g, iv, rank() OVER (PARTITION BY g ORDER BY iv DESC) AS r FROM radik_gr_keys) s WHERE r <= 4', 'g, iv, r'),
+	('SELECT * FROM (SELECT g, ip, id, row_number() OVER (PARTITION BY g ORDER BY ip, id) AS r FROM radik_gr_keys) s WHERE r <= 2', 'g, ip, id, r'),
+	('SELECT * FROM (SELECT g, lvl, rank() OVER (PARTITION BY g ORDER BY lvl) AS r FROM radik_gr_keys) s WHERE r <= 1', 'g, lvl, r'),
+	('SELECT DISTINCT ON (g) g, t, id FROM radik_gr_keys ORDER BY g, t COLLATE "C", id', 'g, t, id'),
+	('SELECT DISTINCT ON (g) g, iv FROM radik_gr_keys ORDER BY g, iv DESC', 'g, iv')
+) t(q, k);
+DROP TABLE radik_gr_keys;
+DROP TYPE radik_gr_level;
+
 -- An empty table.
 CREATE TABLE radik_gr_empty (LIKE radik_gr);
 SELECT radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_empty) s WHERE r <= 3') AS empty_table,
@@ -194,7 +225,8 @@ GROUP BY kind ORDER BY kind;
 SELECT * FROM radik_topk(NULL::radik_gr, 'v', 2, group_by => 'no_such_column');
 
 -- Where radik declines: window functions that see rows outside each group's top k, several
--- windows, no run condition, a volatile key, aggregates, a partitioned table.
+-- windows, no run condition, a volatile key, a key type radik does not order, aggregates, a
+-- partitioned table.
 SELECT q, radik_plan_uses_radik(q) AS uses_radik
 FROM unnest(ARRAY[
 	'SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r, count(*) OVER (PARTITION BY g) AS n FROM radik_gr) s WHERE r <= 3',
@@ -203,7 +235,7 @@ FROM unnest(ARRAY[
 	'SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s',
 	'SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r > 3',
 	'SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v + random()) AS r FROM radik_gr) s WHERE r <= 3',
-	'SELECT * FROM (SELECT g, tg, row_number() OVER (PARTITION BY g ORDER BY tg) AS r FROM radik_gr) s WHERE r <= 3',
+	'SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY ARRAY[v]) AS r FROM radik_gr) s WHERE r <= 3',
 	'SELECT * FROM (SELECT g, max(v) AS m, row_number() OVER (PARTITION BY g % 3 ORDER BY max(v)) AS r FROM radik_gr GROUP BY g) s WHERE r <= 1',
 	'SELECT DISTINCT ON (g) g, v FROM radik_gr ORDER BY g',
 	'SELECT DISTINCT g, v FROM radik_gr ORDER BY g, v'
