@@ -50,6 +50,7 @@
 
 #include "radik_compat.h"
 #include "radik_datum_keys.h"
+#include "radik_declines.h"
 #include "radik_groups.h"
 #include "radik_key_mapper.h"
 #include "radik_paths.h"
@@ -206,8 +207,8 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 	kept = clamp_row_est(Min(rows, ngroups * Max(count, 1.0)));
 	if (ngroups * GROUP_BYTES + kept * KEPT_ROW_BYTES > (double) get_hash_memory_limit())
 	{
-		elog(DEBUG1, "radik: the best rows of %.0f groups would pass the memory of a hash table",
-			 ngroups);
+		radik_decline("the best rows of each group: those of %.0f groups would pass the memory of a hash table (work_mem x hash_mem_multiplier)",
+					  ngroups);
 		return false;
 	}
 

@@ -53,6 +53,7 @@
 
 #include "radik.h"
 #include "radik_brin.h"
+#include "radik_declines.h"
 #include "radik_device.h"
 #include "radik_key_mapper.h"
 #include "radik_paths.h"
@@ -307,8 +308,7 @@ supported_sort_keys(PlannerInfo *root, RelOptInfo *input_rel)
 			return NIL;
 		if (!radik_key_orderable(key->type, key->collation, key->sort_operator, &reason))
 		{
-			elog(DEBUG1, "radik declines ORDER BY %s: %s",
-				 format_type_be(key->type), reason);
+			radik_decline("ORDER BY %s: %s", format_type_be(key->type), reason);
 			return NIL;
 		}
 		keys = lappend(keys, key);

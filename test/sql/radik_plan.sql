@@ -44,6 +44,8 @@ EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY f8 LIMIT 3 FOR UPDATE;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY f8 LIMIT 3 FOR SHARE;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY id::text::name LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY ARRAY[id] LIMIT 3;
+-- EXPLAIN (VERBOSE) says why, under the plan.
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM radik_t ORDER BY ARRAY[id] LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t ORDER BY f8, id::text::name LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT id FROM radik_t LIMIT 3;
 -- A volatile sort key, or a volatile LIMIT (the node and the Limit above it would each compute
