@@ -8,7 +8,7 @@
  * row_number(), rank() or dense_rank() into one) then drops the rows past the cut; DISTINCT ON
  * sorts every row and keeps the first of each group.  Both need only each group's first rows in
  * the sort order.  radik's node, in its grouped form, reads the table once, keeps the best rows
- * of each group (radik_groups.c) and returns them sorted as the Sort would; the WindowAgg (or the
+ * of each group (radik_group_set.c) and returns them sorted as the Sort would; the WindowAgg (or the
  * Unique) above it then computes exactly what it computes over every row, because the rows kept
  * are a prefix of each group: the ranks of those rows depend only on the rows before them.
  *
@@ -59,7 +59,7 @@
 /* A kept row fetched and sorted, in units of cpu_tuple_cost (as radik_planner.c's fetches). */
 #define KEPT_ROW_CPU_TUPLE_COSTS 20.0
 
-/* A group's bookkeeping in memory, and a kept row's (radik_groups.c), for the memory check. */
+/* A group's bookkeeping in memory, and a kept row's (radik_group_set.c), for the memory check. */
 #define GROUP_BYTES 160.0
 #define KEPT_ROW_BYTES 32.0
 

@@ -1,7 +1,7 @@
 /*
  * radik_groups.h
  *	  The best rows of each group: a hash table of groups, each keeping its candidate rows at or
- *	  below a threshold of its own (radik_groups.c).
+ *	  below a threshold of its own (radik_group_set.c, radik_groups_merge.c).
  *
  * "The top k rows per group" (a ranking window function's run condition, DISTINCT ON) needs each
  * group's first rows in the sort order, not the table's.  The scan offers every qualifying row

@@ -1,4 +1,4 @@
--- radik_groups: the best rows of each group (radik_group_paths.c, radik_groups.c), under a ranking
+-- radik_groups: the best rows of each group (radik_group_paths.c, radik_group_set.c), under a ranking
 -- window function's run condition and under DISTINCT ON, and radik_topk(..., group_by).  Every
 -- answer, window function values included, is compared inside the test with PostgreSQL's own for
 -- the same query with radik disabled (radik_compare: the same rows, or where ties allow several

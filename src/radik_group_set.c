@@ -1,5 +1,5 @@
 /*
- * radik_groups.c
+ * radik_group_set.c
  *	  The best rows of each group (radik_groups.h): an open-addressing hash table of groups, each
  *	  keeping its candidate rows at or below a threshold of its own.
  *
@@ -20,10 +20,9 @@
  * finds.  The group of the row offered last is remembered, which makes the rows of a table
  * stored in group order (a serial key, a date) cost no lookup; the rows of a page are looked up
  * together (radik_groups_offer_tuples), their slots and records asked for ahead, which hides
- * most of the wait for memory when the groups are scattered.  The final pass and the export read
- * the records in order; groups of a key grouped by bits can also come out in the order of their
- * keys (a radix sort of the bits), each group's rows in the order of the sort key, which spares
- * the caller its sort of the rows kept.
+ * most of the wait for memory when the groups are scattered.  The final pass reads the records
+ * in order; groups of a key grouped by bits can also come out in the order of their keys, and
+ * the export writes the groups for another process (radik_groups_merge.c).
  *
  * Groups are found by their key's hash.  One key of a type whose engine key is equal exactly for
  * equal values (integers, dates, times, floats with -0 and NaN folded) is grouped by those bits
@@ -48,10 +47,7 @@
 #include "utils/rel.h"
 
 #include "radik_compat.h"
-#include "radik_groups.h"
-
-/* A candidate's row id carries this bit when its key is NULL. */
-#define KEY_NULL_FLAG (UINT64CONST(1) << 62)
+#include "radik_group_set.h"
 
 /* A group cuts its rows when it first holds k, then once it holds this many times what it kept. */
 #define PRUNE_FACTOR 2
@@ -59,69 +55,8 @@
 /* The most rows a group holds in its own record (16 bytes each). */
 #define MAX_INLINE_ROWS 8
 
-/* Group records per chunk, and the bytes of a block of copied group key values. */
-#define CHUNK_GROUPS_LOG2 12
-#define CHUNK_GROUPS (1 << CHUNK_GROUPS_LOG2)
+/* The bytes of a block of copied group key values. */
 #define KEY_BLOCK_BYTES (64 * 1024)
-
-typedef struct Candidate
-{
-	uint64		key;
-	uint64		id;				/* the row id, KEY_NULL_FLAG when the key is NULL */
-} Candidate;
-
-/* A slot of the hash table. */
-typedef struct GroupSlot
-{
-	uint64		bits;			/* the key, grouped by bits; else where its values lie */
-	uint32		hash;
-	uint32		group;			/* the group's number plus one; 0: the slot is empty */
-} GroupSlot;
-
-/*
- * A group's record: what a row offered to it reads first lies in the record's first 64 bytes, its
- * first rows right after.
- */
-typedef struct KeptGroup
-{
-	uint64		threshold;
-	int64		count;			/* rows held */
-	int64		prune_at;
-	Candidate  *rows;			/* the rows' own array; NULL while they are in inline_rows */
-	bool		full;			/* threshold is set: the group has its k rows */
-	uint8		threshold_class;	/* see order_class */
-	bool		bits_null;
-	int64		capacity;		/* of rows, when they have an array of their own */
-	int64		cut_count;		/* rows held after the last cut, which left them sorted */
-	union
-	{
-		uint64		bits;		/* the key, grouped by bits */
-		Datum	   *values;		/* the key, grouped the general way; its nulls follow */
-	}			key;
-	Candidate	inline_rows[FLEXIBLE_ARRAY_MEMBER];
-} KeptGroup;
-
-struct RadikGroupSet
-{
-	const RadikGroupKeys *keys;
-	int64		k;
-	RadikGroupCut cut;
-	bool		nulls_first;
-	MemoryContext context;
-	GroupSlot  *table;			/* open addressing, a power of two slots */
-	uint32		mask;
-	int64		ngroups;
-	char	  **chunks;			/* the group records, CHUNK_GROUPS a chunk */
-	int64		max_chunks;
-	Size		group_size;		/* a record's bytes, with its inline rows */
-	int			inline_capacity;	/* rows a record has room for */
-	int64		held;			/* rows all groups hold */
-	KeptGroup  *null_group;		/* grouped by bits: the group of NULL keys, when seen */
-	KeptGroup  *last_group;		/* grouped by bits: the group of the last key found, */
-	uint64		last_bits;		/* and its bits */
-	char	   *key_space;		/* grouped the general way: room for the next key values */
-	Size		key_space_left;
-};
 
 bool
 radik_group_key_hashable(Oid equality_operator)
@@ -255,42 +190,12 @@ radik_groups_create(const RadikGroupKeys *keys, int64 k, RadikGroupCut cut, bool
 	return set;
 }
 
-/* Where a key falls among NULLs: keys of class 0 come before class 1. */
-static inline uint8
-order_class(const RadikGroupSet *set, bool key_null)
-{
-	return key_null == set->nulls_first ? 0 : 1;
-}
-
-/* a's place in the order against b's: < 0, 0, > 0. */
-static inline int
-compare_order(uint8 class_a, uint64 key_a, uint8 class_b, uint64 key_b)
-{
-	if (class_a != class_b)
-		return class_a < class_b ? -1 : 1;
-	if (key_a != key_b)
-		return key_a < key_b ? -1 : 1;
-	return 0;
-}
-
-static inline uint8
-candidate_class(const RadikGroupSet *set, const Candidate *c)
-{
-	return order_class(set, (c->id & KEY_NULL_FLAG) != 0);
-}
-
-static inline int
-compare_candidates(const Candidate *a, const Candidate *b, const RadikGroupSet *set)
-{
-	return compare_order(candidate_class(set, a), a->key, candidate_class(set, b), b->key);
-}
-
-/* sort_candidates(rows, n, set): a group's rows in their order */
-#define ST_SORT sort_candidates
+/* radik_groups_sort(rows, n, set): a group's rows in their order */
+#define ST_SORT radik_groups_sort
 #define ST_ELEMENT_TYPE Candidate
 #define ST_COMPARE_ARG_TYPE const RadikGroupSet
 #define ST_COMPARE(a, b, set) compare_candidates(a, b, set)
-#define ST_SCOPE static
+#define ST_SCOPE extern
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
@@ -322,13 +227,6 @@ hash_values(const RadikGroupKeys *keys, const Datum *values, const bool *nulls)
 	return murmurhash32(hash);
 }
 
-/* A group's key values' NULL flags, after its values. */
-static inline bool *
-group_nulls(const RadikGroupKeys *keys, Datum *values)
-{
-	return (bool *) (values + keys->nkeys);
-}
-
 /* Are a group's key values (group_values, with their NULL flags after them) these? */
 static bool
 values_equal(const RadikGroupKeys *keys, Datum *group_values, const Datum *values,
@@ -349,21 +247,6 @@ values_equal(const RadikGroupKeys *keys, Datum *group_values, const Datum *value
 			return false;
 	}
 	return true;
-}
-
-/* Group number's record. */
-static inline KeptGroup *
-group_at(const RadikGroupSet *set, int64 number)
-{
-	return (KeptGroup *) (set->chunks[number >> CHUNK_GROUPS_LOG2] +
-						  (number & (CHUNK_GROUPS - 1)) * set->group_size);
-}
-
-/* A group's rows, in its record or in their own array. */
-static inline Candidate *
-group_rows(KeptGroup *group)
-{
-	return group->rows != NULL ? group->rows : group->inline_rows;
 }
 
 /* A new group, numbered after the others (its record in the last chunk, made when full). */
@@ -563,7 +446,7 @@ prune_group(RadikGroupSet *set, KeptGroup *group)
 	Candidate  *rows = group_rows(group);
 	int64		keep = group->count;
 
-	sort_candidates(rows, group->count, set);
+	radik_groups_sort(rows, group->count, set);
 	if (set->cut == RADIK_GROUP_CUT_ROWS && group->count >= set->k)
 		keep = set->k;
 	else if (set->cut == RADIK_GROUP_CUT_DISTINCT)
@@ -607,8 +490,8 @@ prune_group(RadikGroupSet *set, KeptGroup *group)
  * Cut a group whose rows may not be cut yet: rows added since its last cut, and more than k of
  * them (k rows or fewer hold no more than k distinct keys, and are all kept).
  */
-static inline void
-finish_group(RadikGroupSet *set, KeptGroup *group)
+void
+radik_groups_finish(RadikGroupSet *set, KeptGroup *group)
 {
 	if (group->count > group->cut_count && group->count > set->k)
 		prune_group(set, group);
@@ -763,174 +646,13 @@ radik_groups_rows(RadikGroupSet *set, uint64 **row_ids)
 		KeptGroup  *group = group_at(set, g);
 		const Candidate *rows;
 
-		finish_group(set, group);
+		radik_groups_finish(set, group);
 		rows = group_rows(group);
 		for (int64 j = 0; j < group->count; j++)
 			ids[n++] = rows[j].id & ~KEY_NULL_FLAG;
 	}
 	*row_ids = ids;
 	return n;
-}
-
-/* A group to order by its bits. */
-typedef struct GroupOrder
-{
-	uint64		bits;
-	int64		number;
-} GroupOrder;
-
-/*
- * Sort n groups by their bits, using to as much room: a radix sort, a byte a pass, of the bytes
- * where the bits differ, unless they are in order already (groups first seen in the order of
- * their keys).  Returns the array that holds them sorted (from or to).
- */
-static GroupOrder *
-sort_groups_by_bits(GroupOrder *from, GroupOrder *to, int64 n)
-{
-	uint64		differ = 0;
-	bool		sorted = true;
-
-	for (int64 i = 1; i < n; i++)
-	{
-		differ |= from[i].bits ^ from[0].bits;
-		sorted &= from[i - 1].bits <= from[i].bits;
-	}
-	if (sorted)
-		return from;
-	for (int shift = 0; shift < 64; shift += 8)
-	{
-		int64		start[257];
-		GroupOrder *swap;
-
-		if (((differ >> shift) & 0xff) == 0)
-			continue;
-		memset(start, 0, sizeof(start));
-		for (int64 i = 0; i < n; i++)
-			start[((from[i].bits >> shift) & 0xff) + 1]++;
-		for (int b = 1; b <= 256; b++)
-			start[b] += start[b - 1];
-		for (int64 i = 0; i < n; i++)
-			to[start[(from[i].bits >> shift) & 0xff]++] = from[i];
-		swap = from;
-		from = to;
-		to = swap;
-	}
-	return from;
-}
-
-/* Append a group's rows, cut and sorted, to ids[*n ..]. */
-static void
-append_sorted_group(RadikGroupSet *set, KeptGroup *group, uint64 *ids, int64 *n)
-{
-	const Candidate *rows = group_rows(group);
-
-	finish_group(set, group);
-	if (group->count > group->cut_count)
-	{
-		/* k rows or fewer, all kept: sorted, nothing cut */
-		sort_candidates(group_rows(group), group->count, set);
-		group->cut_count = group->count;
-	}
-	for (int64 j = 0; j < group->count; j++)
-		ids[(*n)++] = rows[j].id & ~KEY_NULL_FLAG;
-}
-
-bool
-radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, int64 *nrows,
-						 uint64 **row_ids)
-{
-	GroupOrder *groups;
-	GroupOrder *room;
-	GroupOrder *order;
-	int64		norder = 0;
-	uint64	   *ids;
-	int64		n = 0;
-
-	if (set->keys->bits_map == NULL)
-		return false;
-	groups = MemoryContextAllocHuge(CurrentMemoryContext,
-									Max(set->ngroups, 1) * sizeof(GroupOrder));
-	room = MemoryContextAllocHuge(CurrentMemoryContext, Max(set->ngroups, 1) * sizeof(GroupOrder));
-	for (int64 g = 0; g < set->ngroups; g++)
-	{
-		KeptGroup  *group = group_at(set, g);
-
-		if (group == set->null_group)
-			continue;
-		groups[norder].bits = group->key.bits;
-		groups[norder].number = g;
-		norder++;
-	}
-	order = sort_groups_by_bits(groups, room, norder);
-
-	/* the rows held now are at least the rows kept after the last cuts */
-	ids = MemoryContextAllocHuge(CurrentMemoryContext, Max(set->held, 1) * sizeof(uint64));
-	if (set->null_group != NULL && nulls_first)
-		append_sorted_group(set, set->null_group, ids, &n);
-	for (int64 i = 0; i < norder; i++)
-		append_sorted_group(set, group_at(set, order[descending ? norder - 1 - i : i].number),
-							ids, &n);
-	if (set->null_group != NULL && !nulls_first)
-		append_sorted_group(set, set->null_group, ids, &n);
-	pfree(groups);
-	pfree(room);
-	*nrows = n;
-	*row_ids = ids;
-	return true;
-}
-
-/*
- * Export: per group, its row count (int64), its key (bits mode: a null flag byte and the bits;
- * else each value by datumSerialize), then its rows (Candidate structs), unaligned.
- */
-char *
-radik_groups_export(RadikGroupSet *set, Size *size)
-{
-	const RadikGroupKeys *keys = set->keys;
-	Size		bytes = 0;
-	char	   *data;
-	char	   *p;
-
-	for (int64 g = 0; g < set->ngroups; g++)
-	{
-		KeptGroup  *group = group_at(set, g);
-
-		if (group->count == 0)
-			continue;
-		finish_group(set, group);
-		bytes += sizeof(int64) + group->count * sizeof(Candidate);
-		if (keys->bits_map != NULL)
-			bytes += 1 + sizeof(uint64);
-		else
-			for (int k = 0; k < keys->nkeys; k++)
-				bytes += datumEstimateSpace(group->key.values[k], group_nulls(keys, group->key.values)[k],
-											keys->byval[k], keys->typlen[k]);
-	}
-	data = p = MemoryContextAllocHuge(CurrentMemoryContext, Max(bytes, 1));
-	for (int64 g = 0; g < set->ngroups; g++)
-	{
-		KeptGroup  *group = group_at(set, g);
-
-		if (group->count == 0)
-			continue;
-		memcpy(p, &group->count, sizeof(int64));
-		p += sizeof(int64);
-		if (keys->bits_map != NULL)
-		{
-			*p++ = group->bits_null ? 1 : 0;
-			memcpy(p, &group->key.bits, sizeof(uint64));
-			p += sizeof(uint64);
-		}
-		else
-			for (int k = 0; k < keys->nkeys; k++)
-				datumSerialize(group->key.values[k], group_nulls(keys, group->key.values)[k], keys->byval[k],
-							   keys->typlen[k], &p);
-		memcpy(p, group_rows(group), group->count * sizeof(Candidate));
-		p += group->count * sizeof(Candidate);
-	}
-	Assert(p == data + bytes);
-	*size = bytes;
-	return data;
 }
 
 void
