@@ -6,10 +6,12 @@
  * workers, but every row that passes the quals goes to its group (radik_extract_to_groups)
  * instead of to the engine: each process keeps the best rows of the groups it meets, and the
  * workers send theirs, with their group keys, once they have read their blocks; this process
- * adds them to its own groups, whose thresholds cut them again.  The answer is the row ids every
- * group keeps, in no order: the caller sorts them by all keys; or, where the caller asks and the
- * sort keys are the one group key then the selecting key, in their order (the set sorts its
- * groups by their keys' bits), which spares the caller that sort.
+ * adds them to its own groups, whose thresholds cut them again (a key grouped by bits: the
+ * workers send their groups in the order of the keys, and this process merges them with its own
+ * at the end, radik_groups_merge.c).  The answer is the row ids every group keeps, in no order:
+ * the caller sorts them by all keys; or, where the caller asks and the sort keys are the one
+ * group key then the selecting key, in their order (the set sorts its groups by their keys'
+ * bits), which spares the caller that sort.
  *
  * The groups run on the CPU whatever radik.device says: once a group holds its k rows, a row
  * costs one hash lookup and one comparison, less than handing it to a GPU, and what is left for

@@ -187,6 +187,7 @@ radik_groups_create(const RadikGroupKeys *keys, int64 k, RadikGroupCut cut, bool
 							   set->inline_capacity * sizeof(Candidate));
 	set->max_chunks = 16;
 	set->chunks = MemoryContextAlloc(set_context, set->max_chunks * sizeof(char *));
+	set->merged_groups = -1;
 	return set;
 }
 
@@ -435,50 +436,58 @@ find_group_by_values(RadikGroupSet *set, const Datum *values, const bool *nulls)
 	return group;
 }
 
-/*
- * Cut the group's rows after its k-th row and the rows tied with it (or after its k-th distinct
- * key), leaving them sorted, and take the last key kept as the threshold when the group has
- * that many.
- */
-static void
-prune_group(RadikGroupSet *set, KeptGroup *group)
+int64
+radik_groups_cut(const RadikGroupSet *set, const Candidate *rows, int64 n, bool *full)
 {
-	Candidate  *rows = group_rows(group);
-	int64		keep = group->count;
+	int64		keep = n;
 
-	radik_groups_sort(rows, group->count, set);
-	if (set->cut == RADIK_GROUP_CUT_ROWS && group->count >= set->k)
+	*full = false;
+	if (set->cut == RADIK_GROUP_CUT_ROWS && n >= set->k)
+	{
 		keep = set->k;
+		*full = true;
+	}
 	else if (set->cut == RADIK_GROUP_CUT_DISTINCT)
 	{
 		int64		distinct = 0;
 
-		for (int64 i = 0; i < group->count; i++)
+		for (int64 i = 0; i < n; i++)
 		{
 			if (i == 0 || compare_candidates(&rows[i - 1], &rows[i], set) != 0)
 				distinct++;
 			if (distinct == set->k)
 			{
 				keep = i + 1;
+				*full = true;
 				break;
 			}
 		}
-		if (distinct < set->k)
-			keep = group->count;
-		else
-			group->full = true;
 	}
-	if (set->cut == RADIK_GROUP_CUT_ROWS && group->count >= set->k)
-		group->full = true;
-	if (group->full)
-	{
-		const Candidate *last = &rows[keep - 1];
+	/* the rows tied with the last one kept are kept too */
+	while (*full && keep < n && compare_candidates(&rows[keep - 1], &rows[keep], set) == 0)
+		keep++;
+	return keep;
+}
 
-		group->threshold_class = candidate_class(set, last);
-		group->threshold = last->key;
-		/* the rows tied with the last one kept are kept too */
-		while (keep < group->count && compare_candidates(last, &rows[keep], set) == 0)
-			keep++;
+/*
+ * Cut the group's rows (radik_groups_cut), leaving them sorted, and take the last key kept as the
+ * threshold when the group has its k rows (or k distinct keys).  A group that has them keeps
+ * them, rows being only added: its threshold only comes down.
+ */
+static void
+prune_group(RadikGroupSet *set, KeptGroup *group)
+{
+	Candidate  *rows = group_rows(group);
+	int64		keep;
+	bool		full;
+
+	radik_groups_sort(rows, group->count, set);
+	keep = radik_groups_cut(set, rows, group->count, &full);
+	if (full)
+	{
+		group->full = true;
+		group->threshold_class = candidate_class(set, &rows[keep - 1]);
+		group->threshold = rows[keep - 1].key;
 	}
 	set->held -= group->count - keep;
 	group->count = keep;
@@ -624,6 +633,8 @@ radik_groups_offer_tuples(RadikGroupSet *set, HeapTupleData *tuples, const uint6
 int64
 radik_groups_count(const RadikGroupSet *set)
 {
+	if (set->merged_groups >= 0)
+		return set->merged_groups;
 	return set->ngroups;
 }
 
@@ -636,11 +647,17 @@ radik_groups_memory(const RadikGroupSet *set)
 int64
 radik_groups_rows(RadikGroupSet *set, uint64 **row_ids)
 {
-	/* the rows held now are at least the rows kept after the last cuts */
-	uint64	   *ids = MemoryContextAllocHuge(CurrentMemoryContext,
-											 Max(set->held, 1) * sizeof(uint64));
+	uint64	   *ids;
 	int64		n = 0;
 
+	/* the groups other sets sent are merged in the order of their keys */
+	if (set->nimported > 0)
+	{
+		(void) radik_groups_sorted_rows(set, false, false, &n, row_ids);
+		return n;
+	}
+	/* the rows held now are at least the rows kept after the last cuts */
+	ids = MemoryContextAllocHuge(CurrentMemoryContext, Max(set->held, 1) * sizeof(uint64));
 	for (int64 g = 0; g < set->ngroups; g++)
 	{
 		KeptGroup  *group = group_at(set, g);
@@ -656,7 +673,7 @@ radik_groups_rows(RadikGroupSet *set, uint64 **row_ids)
 }
 
 void
-radik_groups_import(RadikGroupSet *set, const char *data, Size size)
+radik_groups_import_values(RadikGroupSet *set, const char *data, Size size)
 {
 	const RadikGroupKeys *keys = set->keys;
 	char	   *p = (char *) data;
@@ -670,21 +687,9 @@ radik_groups_import(RadikGroupSet *set, const char *data, Size size)
 
 		memcpy(&count, p, sizeof(int64));
 		p += sizeof(int64);
-		if (keys->bits_map != NULL)
-		{
-			bool		isnull = *p++ != 0;
-			uint64		bits;
-
-			memcpy(&bits, p, sizeof(uint64));
-			p += sizeof(uint64);
-			group = find_group_by_bits(set, bits, isnull);
-		}
-		else
-		{
-			for (int k = 0; k < keys->nkeys; k++)
-				values[k] = datumRestore(&p, &nulls[k]);
-			group = find_group_by_values(set, values, nulls);
-		}
+		for (int k = 0; k < keys->nkeys; k++)
+			values[k] = datumRestore(&p, &nulls[k]);
+		group = find_group_by_values(set, values, nulls);
 		for (int64 r = 0; r < count; r++)
 		{
 			Candidate	row;

@@ -79,6 +79,12 @@ struct RadikGroupSet
 	uint64		last_bits;		/* and its bits */
 	char	   *key_space;		/* grouped the general way: room for the next key values */
 	Size		key_space_left;
+	/* grouped by bits: the exports imported, merged with the set's groups at the end */
+	char	  **imported;
+	Size	   *imported_sizes;
+	int			nimported;
+	int			max_imported;
+	int64		merged_groups;	/* the groups after that merge; -1 before it */
 };
 
 /* Where a key falls among NULLs: keys of class 0 come before class 1. */
@@ -137,9 +143,19 @@ group_rows(KeptGroup *group)
 extern void radik_groups_sort(Candidate *rows, size_t n, const RadikGroupSet *set);
 
 /*
+ * How many of n sorted rows of one group come before its cut (the k-th row and the rows tied
+ * with it, or the rows of the first k distinct keys); *full tells whether the group reaches k.
+ */
+extern int64 radik_groups_cut(const RadikGroupSet *set, const Candidate *rows, int64 n,
+							  bool *full);
+
+/*
  * Cut a group whose rows may not be cut yet (see radik_group_set.c): afterwards it holds its rows
  * before the cut, sorted when it held more than k.
  */
 extern void radik_groups_finish(RadikGroupSet *set, KeptGroup *group);
+
+/* Offer every row of an export of a set grouped the general way (radik_groups_import). */
+extern void radik_groups_import_values(RadikGroupSet *set, const char *data, Size size);
 
 #endif							/* RADIK_GROUP_SET_H */

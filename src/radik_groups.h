@@ -124,7 +124,10 @@ extern void radik_groups_offer_tuple(RadikGroupSet *set, HeapTuple tuple, uint64
 extern void radik_groups_offer_tuples(RadikGroupSet *set, HeapTupleData *tuples,
 									  const uint64 *keys, const uint64 *row_ids, int n);
 
-/* The groups seen so far, and the bytes the set holds. */
+/*
+ * The groups seen so far (with the imported groups, once radik_groups_rows or
+ * radik_groups_sorted_rows has merged them), and the bytes the set holds.
+ */
 extern int64 radik_groups_count(const RadikGroupSet *set);
 extern Size radik_groups_memory(const RadikGroupSet *set);
 
@@ -146,11 +149,16 @@ extern bool radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool n
 /*
  * The rows every group keeps, with their group keys, written for another process's set
  * (radik_groups_import): a palloc'd buffer of *size bytes.  The set is cut as by
- * radik_groups_rows.
+ * radik_groups_rows; a set grouped by bits writes its groups in the order of their keys.  Not
+ * for a set that has imported groups.
  */
 extern char *radik_groups_export(RadikGroupSet *set, Size *size);
 
-/* Offer every row of an exported buffer. */
+/*
+ * Add an exported buffer's groups: where the set groups the general way, every row is offered;
+ * where it groups by bits, a copy of the buffer is kept, and radik_groups_rows or
+ * radik_groups_sorted_rows merges it with the set's own groups.
+ */
 extern void radik_groups_import(RadikGroupSet *set, const char *data, Size size);
 
 #endif							/* RADIK_GROUPS_H */

@@ -1,11 +1,25 @@
 /*
  * radik_groups_merge.c
- *	  The rows a group set keeps, in the order of the group keys, and the groups written for
- *	  another process's set (radik_groups.h).
+ *	  The rows a group set keeps in the order of the group keys, the groups written for another
+ *	  process's set, and the merge of those groups into the set that reads them (radik_groups.h).
  *
  * Groups of a key grouped by bits come out in the order of their keys: a radix sort of the bits,
  * each group's rows in the order of the sort key, which spares the caller its sort of the rows
  * kept.
+ *
+ * Parallel workers each keep the groups of the blocks they read, and the backend running the
+ * query adds them to its own.  With many groups (a million groups of a few rows), finding each
+ * worker's group in the backend's hash table costs a wait for memory per group, in one process,
+ * after the workers have finished; so where the key is grouped by bits, a worker writes its
+ * groups in the order of their keys, each group's rows cut and sorted (the sort runs in the
+ * workers, side by side), and the backend keeps the exports as they come and merges them with
+ * its own groups, sorted the same way, at the end: one pass over sorted lists, read in order.  A
+ * key found in one list alone (most keys, when a key's rows lie together in the table) has its
+ * rows copied as they are; the rows of a key found in several lists are sorted together and cut
+ * again, which keeps what adding them to one group would keep.  The result comes out in the
+ * order of the keys, ascending or descending, as radik_groups_sorted_rows returns it.  Keys
+ * grouped the general way are exported in the order of the records and added to the backend's
+ * groups one by one (radik_groups_import_values).
  */
 #include "postgres.h"
 
@@ -14,12 +28,50 @@
 
 #include "radik_group_set.h"
 
+/*
+ * The head of a group in an export of a set grouped by bits: its key's bits and its row count,
+ * with NULL_GROUP_FLAG for the group of NULL keys, which comes first; its rows follow.  The
+ * groups come in the order of their bits, each group's rows cut and sorted, every field 8-byte
+ * aligned.
+ */
+typedef struct ExportedGroup
+{
+	uint64		bits;
+	uint64		count;
+} ExportedGroup;
+
+#define NULL_GROUP_FLAG (UINT64CONST(1) << 63)
+
 /* A group to order by its bits. */
 typedef struct GroupOrder
 {
 	uint64		bits;
 	int64		number;
 } GroupOrder;
+
+/* One sorted list of groups in a merge: the set's own groups, or an export. */
+typedef struct MergeSource
+{
+	const GroupOrder *order;	/* the set's own groups in order, or NULL */
+	int64		norder;
+	int64		next;
+	const char *p;				/* an export: its next group, and its end */
+	const char *end;
+	/* the group at the head of the list */
+	bool		valid;
+	uint64		bits;
+	int64		count;
+	const Candidate *rows;
+} MergeSource;
+
+/* Where the merged rows go: ids from the front, or groups from the back (descending keys). */
+typedef struct MergeOutput
+{
+	uint64	   *ids;
+	int64		front;
+	int64		back;
+	bool		backward;
+} MergeOutput;
 
 /*
  * Sort n groups by their bits, using to as much room: a radix sort, a byte a pass, of the bytes
@@ -60,39 +112,17 @@ sort_groups_by_bits(GroupOrder *from, GroupOrder *to, int64 n)
 	return from;
 }
 
-/* Append a group's rows, cut and sorted, to ids[*n ..]. */
-static void
-append_sorted_group(RadikGroupSet *set, KeptGroup *group, uint64 *ids, int64 *n)
+/*
+ * The set's groups but the group of NULL keys, in the order of their bits: *n of them, in
+ * *space (palloc'd, for the caller to free).
+ */
+static GroupOrder *
+groups_in_order(RadikGroupSet *set, int64 *n, GroupOrder **space)
 {
-	const Candidate *rows = group_rows(group);
-
-	radik_groups_finish(set, group);
-	if (group->count > group->cut_count)
-	{
-		/* k rows or fewer, all kept: sorted, nothing cut */
-		radik_groups_sort(group_rows(group), group->count, set);
-		group->cut_count = group->count;
-	}
-	for (int64 j = 0; j < group->count; j++)
-		ids[(*n)++] = rows[j].id & ~KEY_NULL_FLAG;
-}
-
-bool
-radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, int64 *nrows,
-						 uint64 **row_ids)
-{
-	GroupOrder *groups;
-	GroupOrder *room;
-	GroupOrder *order;
+	GroupOrder *groups = MemoryContextAllocHuge(CurrentMemoryContext,
+												Max(set->ngroups, 1) * 2 * sizeof(GroupOrder));
 	int64		norder = 0;
-	uint64	   *ids;
-	int64		n = 0;
 
-	if (set->keys->bits_map == NULL)
-		return false;
-	groups = MemoryContextAllocHuge(CurrentMemoryContext,
-									Max(set->ngroups, 1) * sizeof(GroupOrder));
-	room = MemoryContextAllocHuge(CurrentMemoryContext, Max(set->ngroups, 1) * sizeof(GroupOrder));
 	for (int64 g = 0; g < set->ngroups; g++)
 	{
 		KeptGroup  *group = group_at(set, g);
@@ -103,27 +133,311 @@ radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, 
 		groups[norder].number = g;
 		norder++;
 	}
-	order = sort_groups_by_bits(groups, room, norder);
+	*n = norder;
+	*space = groups;
+	return sort_groups_by_bits(groups, groups + Max(set->ngroups, 1), norder);
+}
 
-	/* the rows held now are at least the rows kept after the last cuts */
-	ids = MemoryContextAllocHuge(CurrentMemoryContext, Max(set->held, 1) * sizeof(uint64));
-	if (set->null_group != NULL && nulls_first)
-		append_sorted_group(set, set->null_group, ids, &n);
-	for (int64 i = 0; i < norder; i++)
-		append_sorted_group(set, group_at(set, order[descending ? norder - 1 - i : i].number),
-							ids, &n);
-	if (set->null_group != NULL && !nulls_first)
-		append_sorted_group(set, set->null_group, ids, &n);
-	pfree(groups);
-	pfree(room);
-	*nrows = n;
-	*row_ids = ids;
-	return true;
+/* Cut a group's rows and sort them (k rows or fewer are all kept, unsorted until here). */
+static void
+settle_group(RadikGroupSet *set, KeptGroup *group)
+{
+	radik_groups_finish(set, group);
+	if (group->count > group->cut_count)
+	{
+		radik_groups_sort(group_rows(group), group->count, set);
+		group->cut_count = group->count;
+	}
+}
+
+/* Load the next group of a source, or mark it done. */
+static void
+next_group(RadikGroupSet *set, MergeSource *source)
+{
+	ExportedGroup head;
+
+	if (source->order != NULL)
+	{
+		KeptGroup  *group;
+
+		source->valid = source->next < source->norder;
+		if (!source->valid)
+			return;
+		group = group_at(set, source->order[source->next++].number);
+		settle_group(set, group);
+		source->bits = group->key.bits;
+		source->count = group->count;
+		source->rows = group_rows(group);
+		return;
+	}
+	if (source->p >= source->end)
+	{
+		source->valid = false;
+		return;
+	}
+	memcpy(&head, source->p, sizeof(head));
+	if ((head.count & NULL_GROUP_FLAG) != 0 ||
+		(source->valid && head.bits <= source->bits) ||
+		head.count > (Size) (source->end - source->p) / sizeof(Candidate))
+		elog(ERROR, "radik: imported groups out of order or truncated");
+	source->valid = true;
+	source->bits = head.bits;
+	source->count = (int64) head.count;
+	source->rows = (const Candidate *) (source->p + sizeof(head));
+	source->p += sizeof(head) + head.count * sizeof(Candidate);
+	if (source->p > source->end)
+		elog(ERROR, "radik: imported groups truncated");
+}
+
+/* Put n rows of one group, in order, where the output's next group goes. */
+static void
+emit_rows(MergeOutput *out, const Candidate *rows, int64 n)
+{
+	uint64	   *ids;
+
+	if (out->backward)
+	{
+		out->back -= n;
+		ids = out->ids + out->back;
+	}
+	else
+	{
+		ids = out->ids + out->front;
+		out->front += n;
+	}
+	for (int64 j = 0; j < n; j++)
+		ids[j] = rows[j].id & ~KEY_NULL_FLAG;
+}
+
+/* Room for n rows in *scratch, which holds *capacity. */
+static void
+scratch_room(Candidate **scratch, int64 *capacity, int64 n)
+{
+	if (n <= *capacity)
+		return;
+	*capacity = Max(n, *capacity * 2);
+	if (*scratch == NULL)
+		*scratch = MemoryContextAllocHuge(CurrentMemoryContext, *capacity * sizeof(Candidate));
+	else
+		*scratch = repalloc_huge(*scratch, *capacity * sizeof(Candidate));
 }
 
 /*
- * Export: per group, its row count (int64), its key (bits mode: a null flag byte and the bits;
- * else each value by datumSerialize), then its rows (Candidate structs), unaligned.
+ * Put the rows of one group kept in several lists (nparts of them, each sorted and cut), sorted
+ * and cut again, where the output's next group goes.
+ */
+static void
+emit_merged_rows(RadikGroupSet *set, MergeOutput *out, const Candidate **parts,
+				 const int64 *counts, int nparts, Candidate **scratch, int64 *capacity)
+{
+	int64		n = 0;
+	bool		full;
+
+	if (nparts == 0)
+		return;
+	if (nparts == 1)
+	{
+		emit_rows(out, parts[0], counts[0]);
+		return;
+	}
+	for (int i = 0; i < nparts; i++)
+		n += counts[i];
+	scratch_room(scratch, capacity, n);
+	n = 0;
+	for (int i = 0; i < nparts; i++)
+	{
+		memcpy(*scratch + n, parts[i], counts[i] * sizeof(Candidate));
+		n += counts[i];
+	}
+	radik_groups_sort(*scratch, n, set);
+	emit_rows(out, *scratch, radik_groups_cut(set, *scratch, n, &full));
+}
+
+/*
+ * The group of NULL keys of the set and of every export (each export's first group, when it has
+ * one), put where the output's next group goes; returns whether there was one.
+ */
+static bool
+emit_null_groups(RadikGroupSet *set, MergeOutput *out, int nimported,
+				 const Candidate **parts, int64 *counts, Candidate **scratch, int64 *capacity)
+{
+	int			nparts = 0;
+
+	if (set->null_group != NULL && set->null_group->count > 0)
+	{
+		settle_group(set, set->null_group);
+		parts[nparts] = group_rows(set->null_group);
+		counts[nparts++] = set->null_group->count;
+	}
+	for (int i = 0; i < nimported; i++)
+	{
+		ExportedGroup head;
+
+		if (set->imported_sizes[i] < sizeof(head))
+			continue;
+		memcpy(&head, set->imported[i], sizeof(head));
+		if ((head.count & NULL_GROUP_FLAG) == 0)
+			continue;
+		head.count &= ~NULL_GROUP_FLAG;
+		if (head.count > (set->imported_sizes[i] - sizeof(head)) / sizeof(Candidate))
+			elog(ERROR, "radik: imported groups truncated");
+		parts[nparts] = (const Candidate *) (set->imported[i] + sizeof(head));
+		counts[nparts++] = (int64) head.count;
+	}
+	emit_merged_rows(set, out, parts, counts, nparts, scratch, capacity);
+	return nparts > 0;
+}
+
+bool
+radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, int64 *nrows,
+						 uint64 **row_ids)
+{
+	int			nimported = set->nimported;
+	int			nsources = 1 + nimported;
+	MergeSource *sources;
+	const Candidate **parts;
+	int64	   *counts;
+	GroupOrder *space;
+	Candidate  *scratch = NULL;
+	int64		scratch_capacity = 0;
+	int64		capacity;
+	int64		ngroups = 0;
+	MergeOutput out;
+
+	if (set->keys->bits_map == NULL)
+		return false;
+
+	/* the rows held now, and the rows in the exports, are at least the rows kept */
+	capacity = set->held;
+	for (int i = 0; i < nimported; i++)
+		capacity += set->imported_sizes[i] / sizeof(Candidate);
+	out.ids = MemoryContextAllocHuge(CurrentMemoryContext, Max(capacity, 1) * sizeof(uint64));
+	out.front = 0;
+	out.back = capacity;
+	out.backward = descending;
+
+	sources = palloc0(nsources * sizeof(MergeSource));
+	parts = palloc(nsources * sizeof(Candidate *));
+	counts = palloc(nsources * sizeof(int64));
+
+	/* groups written from the back come out in reverse: NULLs first go in last */
+	if (nulls_first != descending)
+		ngroups += emit_null_groups(set, &out, nimported, parts, counts, &scratch,
+									&scratch_capacity);
+
+	sources[0].order = groups_in_order(set, &sources[0].norder, &space);
+	next_group(set, &sources[0]);
+	for (int i = 0; i < nimported; i++)
+	{
+		MergeSource *source = &sources[1 + i];
+		ExportedGroup head;
+
+		source->p = set->imported[i];
+		source->end = set->imported[i] + set->imported_sizes[i];
+		if (set->imported_sizes[i] >= sizeof(head))
+		{
+			memcpy(&head, source->p, sizeof(head));
+			if ((head.count & NULL_GROUP_FLAG) != 0)
+				source->p += sizeof(head) +
+					(head.count & ~NULL_GROUP_FLAG) * sizeof(Candidate);
+		}
+		next_group(set, source);
+	}
+
+	/* each key in turn, smallest first, with every list's rows of it */
+	for (;;)
+	{
+		uint64		bits = PG_UINT64_MAX;
+		bool		any = false;
+		int			nparts = 0;
+
+		for (int i = 0; i < nsources; i++)
+		{
+			if (sources[i].valid && (!any || sources[i].bits < bits))
+			{
+				bits = sources[i].bits;
+				any = true;
+			}
+		}
+		if (!any)
+			break;
+		for (int i = 0; i < nsources; i++)
+		{
+			if (!sources[i].valid || sources[i].bits != bits)
+				continue;
+			parts[nparts] = sources[i].rows;
+			counts[nparts++] = sources[i].count;
+			next_group(set, &sources[i]);
+		}
+		emit_merged_rows(set, &out, parts, counts, nparts, &scratch, &scratch_capacity);
+		ngroups++;
+	}
+
+	if (nulls_first == descending)
+		ngroups += emit_null_groups(set, &out, nimported, parts, counts, &scratch,
+									&scratch_capacity);
+
+	if (out.backward)
+	{
+		out.front = capacity - out.back;
+		memmove(out.ids, out.ids + out.back, out.front * sizeof(uint64));
+	}
+	pfree(space);
+	pfree(sources);
+	pfree(parts);
+	pfree(counts);
+	if (scratch != NULL)
+		pfree(scratch);
+	set->merged_groups = ngroups;
+	*nrows = out.front;
+	*row_ids = out.ids;
+	return true;
+}
+
+/* The export of a set grouped by bits: see ExportedGroup. */
+static char *
+export_by_bits(RadikGroupSet *set, Size *size)
+{
+	GroupOrder *space;
+	GroupOrder *order;
+	int64		norder;
+	Size		bytes = 0;
+	char	   *data;
+	char	   *p;
+	ExportedGroup head;
+
+	for (int64 g = 0; g < set->ngroups; g++)
+	{
+		KeptGroup  *group = group_at(set, g);
+
+		settle_group(set, group);
+		if (group->count > 0)
+			bytes += sizeof(ExportedGroup) + group->count * sizeof(Candidate);
+	}
+	order = groups_in_order(set, &norder, &space);
+	data = p = MemoryContextAllocHuge(CurrentMemoryContext, Max(bytes, 1));
+	for (int64 i = -1; i < norder; i++)
+	{
+		KeptGroup  *group = i < 0 ? set->null_group : group_at(set, order[i].number);
+
+		if (group == NULL || group->count == 0)
+			continue;
+		head.bits = group->bits_null ? 0 : group->key.bits;
+		head.count = (uint64) group->count | (group->bits_null ? NULL_GROUP_FLAG : 0);
+		memcpy(p, &head, sizeof(head));
+		p += sizeof(head);
+		memcpy(p, group_rows(group), group->count * sizeof(Candidate));
+		p += group->count * sizeof(Candidate);
+	}
+	Assert(p == data + bytes);
+	pfree(space);
+	*size = bytes;
+	return data;
+}
+
+/*
+ * Export: for a key grouped by bits, see ExportedGroup; else per group, its row count (int64),
+ * each value of its key by datumSerialize, then its rows (Candidate structs), unaligned.
  */
 char *
 radik_groups_export(RadikGroupSet *set, Size *size)
@@ -133,6 +447,10 @@ radik_groups_export(RadikGroupSet *set, Size *size)
 	char	   *data;
 	char	   *p;
 
+	if (set->nimported > 0)
+		elog(ERROR, "radik: a set with imported groups cannot be exported");
+	if (keys->bits_map != NULL)
+		return export_by_bits(set, size);
 	for (int64 g = 0; g < set->ngroups; g++)
 	{
 		KeptGroup  *group = group_at(set, g);
@@ -141,12 +459,10 @@ radik_groups_export(RadikGroupSet *set, Size *size)
 			continue;
 		radik_groups_finish(set, group);
 		bytes += sizeof(int64) + group->count * sizeof(Candidate);
-		if (keys->bits_map != NULL)
-			bytes += 1 + sizeof(uint64);
-		else
-			for (int k = 0; k < keys->nkeys; k++)
-				bytes += datumEstimateSpace(group->key.values[k], group_nulls(keys, group->key.values)[k],
-											keys->byval[k], keys->typlen[k]);
+		for (int k = 0; k < keys->nkeys; k++)
+			bytes += datumEstimateSpace(group->key.values[k],
+										group_nulls(keys, group->key.values)[k],
+										keys->byval[k], keys->typlen[k]);
 	}
 	data = p = MemoryContextAllocHuge(CurrentMemoryContext, Max(bytes, 1));
 	for (int64 g = 0; g < set->ngroups; g++)
@@ -157,20 +473,48 @@ radik_groups_export(RadikGroupSet *set, Size *size)
 			continue;
 		memcpy(p, &group->count, sizeof(int64));
 		p += sizeof(int64);
-		if (keys->bits_map != NULL)
-		{
-			*p++ = group->bits_null ? 1 : 0;
-			memcpy(p, &group->key.bits, sizeof(uint64));
-			p += sizeof(uint64);
-		}
-		else
-			for (int k = 0; k < keys->nkeys; k++)
-				datumSerialize(group->key.values[k], group_nulls(keys, group->key.values)[k], keys->byval[k],
-							   keys->typlen[k], &p);
+		for (int k = 0; k < keys->nkeys; k++)
+			datumSerialize(group->key.values[k], group_nulls(keys, group->key.values)[k],
+						   keys->byval[k], keys->typlen[k], &p);
 		memcpy(p, group_rows(group), group->count * sizeof(Candidate));
 		p += group->count * sizeof(Candidate);
 	}
 	Assert(p == data + bytes);
 	*size = bytes;
 	return data;
+}
+
+void
+radik_groups_import(RadikGroupSet *set, const char *data, Size size)
+{
+	if (set->keys->bits_map == NULL)
+	{
+		radik_groups_import_values(set, data, size);
+		return;
+	}
+	if (size == 0)
+		return;
+	if (size % sizeof(uint64) != 0)
+		elog(ERROR, "radik: imported groups truncated");
+	/* kept until the merge, in the set's memory (radik_groups_memory counts them) */
+	if (set->nimported == set->max_imported)
+	{
+		set->max_imported = Max(8, set->max_imported * 2);
+		if (set->imported == NULL)
+		{
+			set->imported = MemoryContextAlloc(set->context,
+											   set->max_imported * sizeof(char *));
+			set->imported_sizes = MemoryContextAlloc(set->context,
+													 set->max_imported * sizeof(Size));
+		}
+		else
+		{
+			set->imported = repalloc(set->imported, set->max_imported * sizeof(char *));
+			set->imported_sizes = repalloc(set->imported_sizes,
+										   set->max_imported * sizeof(Size));
+		}
+	}
+	set->imported[set->nimported] = MemoryContextAllocHuge(set->context, size);
+	memcpy(set->imported[set->nimported], data, size);
+	set->imported_sizes[set->nimported++] = size;
 }

@@ -193,6 +193,39 @@ FROM (VALUES
 	('SELECT DISTINCT ON (id % 65537) id % 65537 AS p, v FROM radik_gr_big ORDER BY id % 65537 DESC, v', 'p, v')
 ) t(q, k);
 RESET work_mem;
+-- The workers' groups of a key grouped by its bits, merged with the backend's in the order of the
+-- keys: groups scattered over the table (each in every process), a NULL group, NULL and tied sort
+-- keys, every cut, both orders of the groups with NULLs first and last, a float key (-0, +0, NaN
+-- and NULL groups) whose rows the node sorts again, and a text key (added group by group).
+CREATE TABLE radik_gr_merge AS
+	SELECT i AS id, CASE WHEN i % 997 = 0 THEN NULL ELSE i * 7919 % 30011 END AS g,
+		CASE WHEN i % 101 = 0 THEN NULL ELSE i * 31 % 7 END AS v,
+		CASE i % 5 WHEN 0 THEN '-0' WHEN 1 THEN '0' WHEN 2 THEN 'NaN' WHEN 3 THEN NULL
+			ELSE (i % 7)::float8 END AS f,
+		left(md5(i::text), 3) AS t
+	FROM generate_series(1, 200000) i;
+ALTER TABLE radik_gr_merge SET (parallel_workers = 2);
+ANALYZE radik_gr_merge;
+SET work_mem = '64MB';
+-- The rows sent are the rows before each group's cut, ties included: those whose rank is at most 2.
+SELECT (radik_analyzed_scan(q) ->> 'Workers Launched')::int > 0 AS workers_ran,
+	(radik_analyzed_scan(q) ->> 'Groups')::int AS groups,
+	(SELECT count(DISTINCT g) + 1 FROM radik_gr_merge) AS groups_wanted,
+	(radik_analyzed_scan(q) ->> 'Rows Sent')::int AS rows_sent,
+	(SELECT count(*) FROM (SELECT rank() OVER (PARTITION BY g ORDER BY v DESC) AS r
+						   FROM radik_gr_merge) s WHERE r <= 2) AS rows_wanted
+FROM (VALUES ('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr_merge) s WHERE r <= 2')) t(q);
+SELECT q, radik_compare(q, NULL, k) AS answer
+FROM (VALUES
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr_merge) s WHERE r <= 2', 'g, v, r'),
+	('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_merge) s WHERE r <= 2', 'g, v, r'),
+	('SELECT * FROM (SELECT g, v, dense_rank() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr_merge) s WHERE r <= 2', 'g, v, r'),
+	('SELECT DISTINCT ON (g) g, v FROM radik_gr_merge ORDER BY g DESC NULLS LAST, v', 'g, v'),
+	('SELECT DISTINCT ON (g) g, v FROM radik_gr_merge ORDER BY g NULLS FIRST, v DESC NULLS LAST', 'g, v'),
+	('SELECT * FROM (SELECT f, v, id, row_number() OVER (PARTITION BY f ORDER BY v, id) AS r FROM radik_gr_merge) s WHERE r <= 3', 'f, v, id, r'),
+	('SELECT * FROM (SELECT t, v, dense_rank() OVER (PARTITION BY t ORDER BY v DESC) AS r FROM radik_gr_merge) s WHERE r <= 1', 't, v, r')
+) t(q, k);
+RESET work_mem;
 -- A group per row, as the statistics say: their best rows would not fit in work_mem's hash
 -- memory, so the plan is PostgreSQL's.
 SELECT radik_plan_uses_radik('SELECT * FROM (SELECT tg, v, row_number() OVER (PARTITION BY tg ORDER BY v) AS r FROM radik_gr_big) s WHERE r <= 1') AS too_many_groups_uses_radik;
@@ -248,5 +281,5 @@ ANALYZE radik_gr_parted;
 SELECT radik_plan_uses_radik('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_parted) s WHERE r <= 3') AS partitioned_uses_radik;
 
 RESET radik.force;
-DROP TABLE radik_gr, radik_gr_small, radik_gr_empty, radik_gr_big, radik_gr_parted, radik_gr_want, radik_gr_got, radik_gr_fuzz;
+DROP TABLE radik_gr, radik_gr_small, radik_gr_empty, radik_gr_big, radik_gr_merge, radik_gr_parted, radik_gr_want, radik_gr_got, radik_gr_fuzz;
 DROP COLLATION radik_gr_ci;
