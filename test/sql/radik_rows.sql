@@ -100,11 +100,13 @@ SELECT i % 2 = 0, (i * 7) % 300 - 150, 'x', (i * 7919)::int8 * 1000003 - 5000000
 	   date '2020-01-01' + (i * 11) % 400, 'y', time '00:00' + (i * 101 % 86400) * interval '1 second',
 	   timestamp '2020-01-01' + (i * 53 % 10000) * interval '1 minute'
 FROM generate_series(1, 2000) i;
-CREATE FUNCTION radik_layout_checks(cols text[]) RETURNS TABLE (ok int8, failed int8, first_failure text)
+-- Each key column of tbl, both directions, two k: the counts of right and wrong answers.
+CREATE FUNCTION radik_layout_checks(cols text[], tbl text DEFAULT 'radik_layout')
+RETURNS TABLE (ok int8, failed int8, first_failure text)
 LANGUAGE sql AS $$
 	SELECT count(*) FILTER (WHERE r = 'ok'), count(*) FILTER (WHERE r <> 'ok'),
 		   min(r) FILTER (WHERE r <> 'ok')
-	FROM (SELECT radik_check('*', 'radik_layout', c || ' ' || o, 'LIMIT ' || k, c) AS r
+	FROM (SELECT radik_check('*', tbl, c || ' ' || o, 'LIMIT ' || k, c) AS r
 		  FROM unnest(cols) c, unnest(ARRAY['ASC', 'DESC']) o, unnest(ARRAY[7, 300]) k) s
 $$;
 SELECT * FROM radik_layout_checks(ARRAY['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9']);
@@ -115,7 +117,6 @@ FROM radik_layout WHERE k3 % 7 = 0;
 SELECT * FROM radik_layout_checks(ARRAY['k9', 'k10', 'k11']);
 ALTER TABLE radik_layout DROP COLUMN c3, DROP COLUMN k2;
 SELECT * FROM radik_layout_checks(ARRAY['k1', 'k3', 'k4', 'k9', 'k10', 'k11']);
-DROP FUNCTION radik_layout_checks(text[]);
 DROP TABLE radik_layout;
 
 -- Keys after variable-width columns, whose offsets each row's values decide: short values (one
@@ -144,14 +145,7 @@ SELECT i,
 	   'key ' || (i * 17) % 901,
 	   (i * 101) % 997 / 7.0
 FROM generate_series(1, 2000) i;
-CREATE FUNCTION radik_walk_checks(cols text[]) RETURNS TABLE (ok int8, failed int8, first_failure text)
-LANGUAGE sql AS $$
-	SELECT count(*) FILTER (WHERE r = 'ok'), count(*) FILTER (WHERE r <> 'ok'),
-		   min(r) FILTER (WHERE r <> 'ok')
-	FROM (SELECT radik_check('*', 'radik_walk', c || ' ' || o, 'LIMIT ' || k, c) AS r
-		  FROM unnest(cols) c, unnest(ARRAY['ASC', 'DESC']) o, unnest(ARRAY[7, 300]) k) s
-$$;
-SELECT * FROM radik_walk_checks(ARRAY['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'n1', 't2']);
+SELECT * FROM radik_layout_checks(ARRAY['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'n1', 't2'], 'radik_walk');
 SELECT q, radik_compare(q) AS result
 FROM unnest(ARRAY[
 	'SELECT id, k3 FROM radik_walk WHERE k1 > 0 ORDER BY k3 DESC, id LIMIT 20',
@@ -160,8 +154,8 @@ FROM unnest(ARRAY[
 ALTER TABLE radik_walk ADD COLUMN k8 int8 NOT NULL DEFAULT 42;
 INSERT INTO radik_walk (id, t1, k1, k2, k3, k5, k6, k8)
 SELECT id + 2000, t1, k1, k2, k3, k5, k6, k5 * 10 FROM radik_walk WHERE id % 7 = 0;
-SELECT * FROM radik_walk_checks(ARRAY['k3', 'k5', 'k6', 'k8']);
-DROP FUNCTION radik_walk_checks(text[]);
+SELECT * FROM radik_layout_checks(ARRAY['k3', 'k5', 'k6', 'k8'], 'radik_walk');
+DROP FUNCTION radik_layout_checks(text[], text);
 DROP TABLE radik_walk;
 
 -- TOASTed wide rows: SELECT * brings back values of about 100 kB (stored out of line,
