@@ -236,6 +236,24 @@ RESET parallel_tuple_cost;
 RESET parallel_setup_cost;
 RESET min_parallel_table_scan_size;
 
+-- A partitioned table: each partition selects by the same keys, and the candidates of all of
+-- them are ordered by the type's comparator together.
+CREATE TABLE radik_kt_parted (LIKE radik_kt) PARTITION BY RANGE (id);
+CREATE TABLE radik_kt_parted_1 PARTITION OF radik_kt_parted FOR VALUES FROM (MINVALUE) TO (1500);
+CREATE TABLE radik_kt_parted_2 PARTITION OF radik_kt_parted FOR VALUES FROM (1500) TO (MAXVALUE);
+INSERT INTO radik_kt_parted SELECT * FROM radik_kt;
+ANALYZE radik_kt_parted;
+SELECT q, radik_compare(q) AS result
+FROM unnest(ARRAY[
+	'SELECT id, t FROM radik_kt_parted ORDER BY t COLLATE "C" DESC, id LIMIT 40',
+	'SELECT id, t FROM radik_kt_parted WHERE t LIKE ''shared%'' ORDER BY t, id LIMIT 25',
+	'SELECT id, u FROM radik_kt_parted ORDER BY u, id LIMIT 40',
+	'SELECT id, e FROM radik_kt_parted ORDER BY e DESC, id LIMIT 40',
+	'SELECT id, iv FROM radik_kt_parted ORDER BY iv NULLS FIRST, id LIMIT 40',
+	'SELECT id, ip FROM radik_kt_parted ORDER BY ip DESC, id LIMIT 40'
+	]) AS q;
+DROP TABLE radik_kt_parted;
+
 -- radik_topk() orders every key type ORDER BY ... LIMIT does.
 SELECT col, c.*
 FROM unnest(ARRAY['t', 'v', 'c', 'b', 'u', 'f', 'o', 'ch', 'm', 'e', 'dt', 'de', 'big']) col,
