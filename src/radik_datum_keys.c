@@ -2,22 +2,23 @@
  * radik_datum_keys.c
  *	  Which PostgreSQL types radik can order, and the map from their values to engine keys.
  *
- * Every type here but numeric is a fixed-width, pass-by-value number underneath (date is an
- * int32 day count; time, timestamp and timestamptz are int64 microsecond counts, money an int64
- * count of cents; bool is 0 or 1, oid an unsigned int32, "char" one byte that its btree operators
- * compare as unsigned char: charlt in src/backend/utils/adt/char.c), and its default btree order
- * is the numeric order of that number, with the float rules (-0 = +0, NaN equal to itself and
- * above +Infinity) that cuda/radik_keys.h folds in.  So a key is the bit-level map of the number,
- * complemented for a descending sort.  NULLs never reach these maps: the scan keeps NULL rows
- * aside and places them first or last itself.  Domains over these types are ordered as the type
- * underneath (the planner and radik_topk() pass the base type).
+ * Every type here but numeric and interval is a fixed-width, pass-by-value number underneath
+ * (date is an int32 day count; time, timestamp and timestamptz are int64 microsecond counts,
+ * money an int64 count of cents; bool is 0 or 1, oid an unsigned int32, "char" one byte that its
+ * btree operators compare as unsigned char: charlt in src/backend/utils/adt/char.c), and its
+ * default btree order is the numeric order of that number, with the float rules (-0 = +0, NaN
+ * equal to itself and above +Infinity) that cuda/radik_keys.h folds in.  So a key is the
+ * bit-level map of the number, complemented for a descending sort.  NULLs never reach these
+ * maps: the scan keeps NULL rows aside and places them first or last itself.  Domains over these
+ * types are ordered as the type underneath (the planner and radik_topk() pass the base type).
  *
- * numeric is the exception: a variable-length decimal that no 64-bit key holds exactly.  Its key
+ * numeric is an exception: a variable-length decimal that no 64-bit key holds exactly.  Its key
  * is a monotone summary (sign, weight and the first three base-10000 digits, that is 9 to 12
  * significant decimal digits, the rest cut off): a < b gives key(a) <= key(b), and equal values
  * equal keys.  So the rows with the k smallest keys and every row tied with the k-th key hold the
  * k smallest values and every row equal to the k-th value; the custom scan selects those and
  * sorts them with numeric's own comparator (radik_key_type_exact says which types need it).
+ * interval is the other: its 128-bit span is cut to 63 bits (interval_key below).
  *
  * The maps are chosen once per selection (radik_key_map) and called per row through a pointer,
  * or per page of rows (radik_key_map_many).  These maps need no state, so they serve every

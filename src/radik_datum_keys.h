@@ -20,8 +20,8 @@
 extern bool radik_key_type_supported(Oid type);
 
 /*
- * Are this type's keys its values, one key per value, made without state?  Not for numeric,
- * whose key only summarizes its value (radik_datum_keys.c), nor for the types of
+ * Are this type's keys its values, one key per value, made without state?  Not for numeric or
+ * interval, whose key only summarizes its value (radik_datum_keys.c), nor for the types of
  * radik_key_mapper.h (text, uuid, enums, ...): rows tied on such a key at the cut are gathered
  * and sorted by the values themselves.
  */
