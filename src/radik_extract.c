@@ -133,10 +133,10 @@ fill_slot_columns(RadikExtractor *extractor, HeapTuple tuple)
 
 /*
  * Might the quals raise an error, or have an effect, that depends on a row's values?  Their
- * functions must not be volatile, and be leakproof (which promises no error that depends on the arguments) or LIKE
- * and ILIKE against a pattern that is not a column (whose errors depend on the pattern alone,
- * so the first row tested raises them, as in PostgreSQL's scan).  Such quals can be left out
- * for rows that cannot be selected without hiding an error PostgreSQL would raise.
+ * functions must not be volatile, and be leakproof (which promises no error that depends on the
+ * arguments) or LIKE and ILIKE against a pattern that is not a column (whose errors depend on the
+ * pattern alone, so the first row tested raises them, as in PostgreSQL's scan).  Such quals can
+ * be left out for rows that cannot be selected without hiding an error PostgreSQL would raise.
  */
 static bool
 qual_may_fail_on_values(Node *node, void *context)

@@ -25,9 +25,9 @@ typedef struct RadikFetchOrder
 extern void radik_sort_fetch_order(RadikFetchOrder *order, int64 n);
 
 /*
- * Fetch the rows order[0 .. n) (sorted by TID) of rel as heap_fetch would with snapshot; out[position]
- * receives a copy of each, allocated in the current memory context.  A row that is gone or not
- * visible is an error: the caller saw every row under the same snapshot.
+ * Fetch the rows order[0 .. n) (sorted by TID) of rel as heap_fetch would with snapshot;
+ * out[position] receives a copy of each, allocated in the current memory context.  A row that is
+ * gone or not visible is an error: the caller saw every row under the same snapshot.
  */
 extern void radik_fetch_rows(Relation rel, Snapshot snapshot, const RadikFetchOrder *order,
 							 int64 n, HeapTuple *out);

@@ -8,8 +8,8 @@
  * row_number(), rank() or dense_rank() into one) then drops the rows past the cut; DISTINCT ON
  * sorts every row and keeps the first of each group.  Both need only each group's first rows in
  * the sort order.  radik's node, in its grouped form, reads the table once, keeps the best rows
- * of each group (radik_group_set.c) and returns them sorted as the Sort would; the WindowAgg (or the
- * Unique) above it then computes exactly what it computes over every row, because the rows kept
+ * of each group (radik_group_set.c) and returns them sorted as the Sort would; the WindowAgg (or
+ * the Unique) above it then computes exactly what it computes over every row, because the rows kept
  * are a prefix of each group: the ranks of those rows depend only on the rows before them.
  *
  * Where: at the window stage, when the query's only window is one WindowAgg over the table whose

@@ -587,8 +587,8 @@ cost_topk_path(PlannerInfo *root, RelOptInfo *input_rel, CustomPath *path, List 
 	/*
 	 * Several keys, or a first key whose engine key only summarizes it (numeric, text, uuid, an
 	 * enum): the rows tied with the k-th on the first key are candidates too (about one group of
-	 * equal first keys more); they are fetched and sorted by all keys.  WITH TIES with one exact key: that group
-	 * is returned too, fetched like the other rows.
+	 * equal first keys more); they are fetched and sorted by all keys.  WITH TIES with one exact
+	 * key: that group is returned too, fetched like the other rows.
 	 */
 	if (sorts_candidates || with_ties)
 	{

@@ -298,8 +298,8 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	state->qual = ExecInitQual(state->row_quals, &node->ss.ps);
 
 	/*
-	 * Several keys, or a first key the engine only summarizes (numeric, text, uuid, an enum): candidates are sorted;
-	 * so are a grouped node's rows, by all keys.
+	 * Several keys, or a first key the engine only summarizes (numeric, interval, text, uuid, an
+	 * enum): candidates are sorted; so are a grouped node's rows, by all keys.
 	 */
 	state->sort_candidates = state->grouped ||
 		radik_keys_sort_candidates(state->nkeys, state->keys[0].type);
@@ -492,10 +492,11 @@ keep_fetched_row(RadikScanState *state, int64 position, HeapTuple row, MemoryCon
  * With several sort keys the engine returns every row tied with the last one on the first key
  * too, and this sort, with PostgreSQL's own comparators, breaks ties on the first key exactly as
  * a Sort node would; so it does with one key whose engine key only summarizes the value
- * (numeric, text, uuid, an enum: radik_datum_keys.c, radik_key_mapper.c).  FETCH FIRST ... WITH TIES asks for the tied rows with one
- * exact key as well, and sorts candidates without a bound: the node returns the count + offset
- * rows and then the rows tied with the last of them, among others, and the Limit node above
- * stops at the first row not tied on all the sort keys, as it does over a Sort.
+ * (numeric, interval, text, uuid, an enum: radik_datum_keys.c, radik_key_mapper.c).  FETCH
+ * FIRST ... WITH TIES asks for the tied rows with one exact key as well, and sorts candidates
+ * without a bound: the node returns the count + offset rows and then the rows tied with the last
+ * of them, among others, and the Limit node above stops at the first row not tied on all the
+ * sort keys, as it does over a Sort.
  */
 static void
 sort_candidates_by_all_keys(RadikScanState *state, int64 wanted)

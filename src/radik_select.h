@@ -10,7 +10,8 @@
  * cut arbitrarily so that exactly k come back, unless ties are asked for (RadikTies): then every
  * row whose key equals the last selected row's key is returned too.  The custom scan asks for
  * them to order several sort keys exactly (the rows it must sort are all among these), for a
- * summarized key (numeric, text, uuid: the engine key only summarizes the value), and for FETCH FIRST ... WITH TIES.
+ * summarized key (numeric, interval, text, uuid: the engine key only summarizes the value), and
+ * for FETCH FIRST ... WITH TIES.
  */
 #ifndef RADIK_SELECT_H
 #define RADIK_SELECT_H
