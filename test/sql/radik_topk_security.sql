@@ -135,6 +135,15 @@ SET ROLE regress_radik_topk_reader;
 SELECT count(*) FROM (SELECT balance FROM topk_accounts ORDER BY balance DESC LIMIT 3) s;
 SELECT * FROM radik_topk('topk_accounts', 'balance', 3);
 SELECT * FROM radik_topk(NULL::topk_accounts, 'balance', 3);
+-- A text key is selected by the equivalent query in both forms, so the row-id form answers too
+-- (with radik's scan, whatever radik.enabled says; PostgreSQL's own plan answers the other side).
+SET radik.enabled = off;
+SELECT (SELECT array_agg(t.secret ORDER BY r.rank)
+		FROM radik_topk('topk_accounts', 'secret', 5) r JOIN topk_accounts t ON t.ctid = r.row_id)
+	 = (SELECT array_agg(secret ORDER BY secret DESC)
+		FROM (SELECT secret FROM topk_accounts ORDER BY secret DESC LIMIT 5) s)
+	AS text_key_same_as_postgres;
+RESET radik.enabled;
 SELECT (SELECT array_agg(x.*::text) FROM radik_topk(NULL::topk_accounts, 'balance', 3) x)
 	 = (SELECT array_agg(t.*::text ORDER BY balance DESC)
 		FROM (SELECT * FROM topk_accounts WHERE balance IS NOT NULL ORDER BY balance DESC LIMIT 3) t)
