@@ -289,9 +289,10 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 			uint64 threshold)
 {
 	TupleTableSlot *slot = extractor->slot;
-	Datum		value;
-	bool		isnull;
-	uint64		key;
+	Datum		value = (Datum) 0;
+	bool		isnull = false;
+	uint64		key = 0;
+	bool		key_read = false;
 
 	extractor->rows_scanned++;
 
@@ -301,17 +302,22 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 	 * are not run on it (reading a column raises no error; the quals still run first on every
 	 * row that may be selected, and for key expressions).  Only for quals whose errors and
 	 * effects cannot depend on the row (qual_may_fail_on_values).  It counts as matched, as any
-	 * row dropped for its key.
+	 * row dropped for its key.  A row that passes keeps the key read here.
 	 */
 	if (extractor->key_first && tuple != NULL && extractor->groups == NULL &&
 		threshold != PG_UINT64_MAX)
 	{
 		value = radik_read_column(&extractor->column, tuple, &isnull);
-		if (!isnull && radik_mapper_key(&extractor->mapper, value) > threshold)
+		if (!isnull)
 		{
-			extractor->rows_matched++;
-			return;
+			key = radik_mapper_key(&extractor->mapper, value);
+			if (key > threshold)
+			{
+				extractor->rows_matched++;
+				return;
+			}
 		}
+		key_read = true;
 	}
 	if (extractor->native_qual != NULL &&
 		!row_passes_verdict(extractor, tuple,
@@ -326,18 +332,21 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 	}
 	extractor->rows_matched++;
 
-	if (extractor->key->attnum <= 0)
-		value = ExecEvalExprSwitchContext(extractor->key->expr, extractor->econtext, &isnull);
-	else if (tuple == NULL)
-		value = slot_getattr(slot, extractor->key->attnum, &isnull);
-	else
-		value = radik_read_column(&extractor->column, tuple, &isnull);
+	if (!key_read)
+	{
+		if (extractor->key->attnum <= 0)
+			value = ExecEvalExprSwitchContext(extractor->key->expr, extractor->econtext, &isnull);
+		else if (tuple == NULL)
+			value = slot_getattr(slot, extractor->key->attnum, &isnull);
+		else
+			value = radik_read_column(&extractor->column, tuple, &isnull);
+		if (!isnull)
+			key = radik_mapper_key(&extractor->mapper, value);
+	}
 
 	if (extractor->groups != NULL)
 	{
-		radik_groups_offer_tuple(extractor->groups, tuple,
-								 isnull ? 0 : radik_mapper_key(&extractor->mapper, value),
-								 isnull, radik_pack_tid(tid));
+		radik_groups_offer_tuple(extractor->groups, tuple, key, isnull, radik_pack_tid(tid));
 		return;
 	}
 	if (isnull)
@@ -346,7 +355,6 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 			batch->nulls[batch->nnulls++] = *tid;
 		return;
 	}
-	key = radik_mapper_key(&extractor->mapper, value);
 	if (key > threshold)
 		return;					/* can no longer be among the best */
 	if (extractor->key_bytes == 4)

@@ -124,7 +124,8 @@ static void check_selectable(Relation rel, AttrNumber key_attnum, AttrNumber ret
 static void resolve_key_column(TopkRequest *req, const char *colname);
 static RowsPlace rows_place(Relation rel);
 static void refuse_row_ids(Relation rel, RowsPlace place);
-static void select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req, bool whole_rows);
+static void select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req, bool whole_rows,
+							bool rows_in_heap);
 static void resolve_group_column(TopkRequest *req, const char *colname);
 static List *row_security_quals(Relation rel, bool *has_sublinks);
 static RadikSelectResult *run_selection(TopkRequest *req, List *security_quals);
@@ -273,13 +274,14 @@ topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows, const char *gro
 	resolve_key_column(&req, colname);
 	check_selectable(req.rel, req.attnum,
 					 whole_rows ? InvalidAttrNumber : SelfItemPointerAttributeNumber);
+	place = rows_place(req.rel);
 
 	/* the best rows of each group: the equivalent window query, which radik's planner answers */
 	if (group_by != NULL)
 	{
 		resolve_group_column(&req, group_by);
 		if (req.k > 0)
-			select_by_query(rsinfo, &req, true);
+			select_by_query(rsinfo, &req, true, place == ROWS_IN_HEAP);
 		table_close(req.rel, NoLock);
 		return;
 	}
@@ -289,13 +291,12 @@ topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows, const char *gro
 	 * only summarize their values (text, uuid, numeric, interval: the custom scan sorts the
 	 * candidates with the type's comparator): the equivalent query.
 	 */
-	place = rows_place(req.rel);
 	if (place != ROWS_IN_HEAP && !whole_rows)
 		refuse_row_ids(req.rel, place);
 	if (place != ROWS_IN_HEAP || !req.key_exact)
 	{
 		if (req.k > 0)
-			select_by_query(rsinfo, &req, whole_rows);
+			select_by_query(rsinfo, &req, whole_rows, place == ROWS_IN_HEAP);
 		table_close(req.rel, NoLock);
 		return;
 	}
@@ -312,7 +313,7 @@ topk_common(FunctionCallInfo fcinfo, Oid relid, bool whole_rows, const char *gro
 	if (policy_has_sublinks)
 	{
 		if (req.k > 0)
-			select_by_query(rsinfo, &req, true);
+			select_by_query(rsinfo, &req, true, true);
 		table_close(req.rel, NoLock);
 		return;
 	}
@@ -739,10 +740,12 @@ grouped_query(StringInfo sql, TopkRequest *req)
  * the function is STABLE), so that the planner applies privileges, row-level security (policies
  * with subqueries too) and whatever reads the rows (partitions, children, a foreign data
  * wrapper, Citus), and orders the key with its collation, radik's custom scan included where it
- * can.  The row form's result row type also has the table's dropped columns (NULL there).
+ * can.  rows_in_heap: the table keeps its rows in its own heap, so radik's scan is forced on for
+ * the query (below).  The row form's result row type also has the table's dropped columns (NULL
+ * there).
  */
 static void
-select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req, bool whole_rows)
+select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req, bool whole_rows, bool rows_in_heap)
 {
 	Relation	rel = req->rel;
 	TupleDesc	result_desc = rsinfo->setDesc;
@@ -771,7 +774,7 @@ select_by_query(ReturnSetInfo *rsinfo, TopkRequest *req, bool whole_rows)
 	 * only (as a function's SET clause would set them).
 	 */
 	guc_nest_level = NewGUCNestLevel();
-	if (rows_place(rel) == ROWS_IN_HEAP)
+	if (rows_in_heap)
 	{
 		(void) set_config_option("radik.enabled", "on", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
