@@ -23,5 +23,6 @@ _PG_init(void)
 	radik_planner_init();
 	radik_scan_init();
 	radik_jit_init();
+	radik_partition_limits_init();
 	radik_declines_init();
 }

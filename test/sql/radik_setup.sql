@@ -5,9 +5,10 @@
 -- expected file says.  The helpers also check, with EXPLAIN, that radik's node really ran in the
 -- radik half (so a test cannot silently compare PostgreSQL with itself).
 --
--- radik_compare(radik_stmt, pg_stmt, keys, base) is the core:
+-- radik_compare(radik_stmt, pg_stmt, keys, base, radik_node) is the core:
 --  * radik_stmt runs with radik.enabled = on and radik.force = on; its plan must contain
---    "Custom Scan (RadiK Top-K)", else the answer is 'radik not used';
+--    "Custom Scan (RadiK Top-K)", else the answer is 'radik not used' (radik_node => false
+--    leaves this check out, for plans whose radik part is elsewhere: a remote query's LIMIT);
 --  * pg_stmt (the same text when NULL) runs with radik.enabled = off, its plan must not;
 --  * both answers are captured in order (CREATE TEMP TABLE ... AS keeps the order in ctid);
 --  * equal text, row by row: 'ok';
@@ -90,7 +91,8 @@ BEGIN
 	RETURN NULL;
 END $$;
 
-CREATE FUNCTION radik_compare_answers(radik_stmt text, pg_stmt text, keys text, base text)
+CREATE FUNCTION radik_compare_answers(radik_stmt text, pg_stmt text, keys text, base text,
+									  radik_node boolean)
 RETURNS text
 LANGUAGE plpgsql
 SET client_min_messages = warning
@@ -111,9 +113,9 @@ DECLARE
 BEGIN
 	pg_stmt := coalesce(pg_stmt, radik_stmt);
 
-	-- radik's half: its node must be in the plan
+	-- radik's half: its node must be in the plan (unless radik_node is false)
 	PERFORM set_config('radik.enabled', 'on', true);
-	IF NOT radik_plan_uses_radik(radik_stmt) THEN
+	IF radik_node AND NOT radik_plan_uses_radik(radik_stmt) THEN
 		RETURN 'radik not used: ' || radik_stmt;
 	END IF;
 	got_error := radik_capture(radik_stmt, 'radik_got', true);
@@ -190,10 +192,11 @@ END $$;
 
 -- The same, leaving no temp table behind (so that another role can compare next).
 CREATE FUNCTION radik_compare(radik_stmt text, pg_stmt text DEFAULT NULL,
-							  keys text DEFAULT NULL, base text DEFAULT NULL) RETURNS text
+							  keys text DEFAULT NULL, base text DEFAULT NULL,
+							  radik_node boolean DEFAULT true) RETURNS text
 LANGUAGE plpgsql SET client_min_messages = warning AS $$
 DECLARE
-	result text := radik_compare_answers(radik_stmt, pg_stmt, keys, base);
+	result text := radik_compare_answers(radik_stmt, pg_stmt, keys, base, radik_node);
 BEGIN
 	DROP TABLE IF EXISTS radik_got, radik_want;
 	RETURN result;
@@ -206,6 +209,19 @@ LANGUAGE sql AS $$
 	SELECT radik_compare(format('SELECT %s FROM %s ORDER BY %s %s', sel, src, ord, lim),
 						 NULL, keys, format('SELECT %s FROM %s', sel, src))
 $$;
+
+-- A postgres_fdw server that connects back to this database, and the current user's mapping
+-- to it, for tests of foreign tables (postgres_fdw must be installed first).
+CREATE FUNCTION radik_loopback_server(server name) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('CREATE SERVER %I FOREIGN DATA WRAPPER postgres_fdw '
+				   'OPTIONS (host %L, port %L, dbname %L)', server,
+				   split_part(current_setting('unix_socket_directories'), ',', 1),
+				   current_setting('port'), current_database());
+	EXECUTE format('CREATE USER MAPPING FOR CURRENT_USER SERVER %I OPTIONS (user %L)',
+				   server, current_user);
+END $$;
 
 -- radik_topk_check(tbl, col, k, smallest, nulls), for radik_topk.sql and radik_topk_security.sql,
 -- asks radik_topk and PostgreSQL (radik.enabled = off) the same question and compares the answers

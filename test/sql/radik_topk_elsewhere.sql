@@ -66,15 +66,7 @@ SELECT * FROM radik_topk('topk_other', 'v', 3);
 
 -- A foreign table over postgres_fdw, connected back to this database.
 CREATE EXTENSION postgres_fdw;
-DO $$
-BEGIN
-	EXECUTE format('CREATE SERVER topk_loopback FOREIGN DATA WRAPPER postgres_fdw '
-				   'OPTIONS (host %L, port %L, dbname %L)',
-				   split_part(current_setting('unix_socket_directories'), ',', 1),
-				   current_setting('port'), current_database());
-	EXECUTE format('CREATE USER MAPPING FOR CURRENT_USER SERVER topk_loopback OPTIONS (user %L)',
-				   current_user);
-END $$;
+SELECT radik_loopback_server('topk_loopback');
 CREATE TABLE topk_remote_source (id int4, v timestamptz);
 INSERT INTO topk_remote_source
 	SELECT i, timestamptz '2024-01-01 00:00+00' + (i * 7919 % 1009) * interval '1 hour'
