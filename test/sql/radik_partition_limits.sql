@@ -60,7 +60,9 @@ ANALYZE plim, plim_src_a, plim_src_b, plim_src_d2;
 
 -- The plan: the query's Limit over a Merge Append of each partition's first rows, radik's node on
 -- the local partitions, the LIMIT (k + offset) in every remote query.
+SET radik.force = on;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT id, v FROM plim WHERE grp <> 2 ORDER BY v DESC LIMIT 5 OFFSET 2;
+RESET radik.force;
 
 -- Answers.  Rows tied on the keys may come in another order, so the keys are compared where the
 -- ORDER BY does not give a total order.
