@@ -405,123 +405,70 @@ radik_cpu_best_reduce(radik_cpu_best *best, radik_error *err)
  * candidates, the common case once the threshold is tight, costs almost nothing.  A block with
  * few candidates appends them with a branch, so the other entries' ids are never read; a block
  * with many appends every entry and advances the output only past candidates, because a branch
- * taken at random would be mispredicted half the time.
+ * taken at random would be mispredicted half the time.  One definition serves both key widths.
  */
-static size_t
-radik_cpu_filter32(const uint32_t *keys, const uint64_t *ids, uint64_t first_id, size_t n,
-				   int bounded, uint64_t bound, uint64_t *out_keys, uint64_t *out_ids)
-{
-	size_t		kept = 0;
-	size_t		i;
-	uint32_t	limit = (uint32_t) bound;
-
-	if (!bounded)
-	{
-		for (i = 0; i < n; i++)
-			out_keys[i] = keys[i];
-		if (ids != NULL)
-			memcpy(out_ids, ids, n * sizeof(uint64_t));
-		else
-			for (i = 0; i < n; i++)
-				out_ids[i] = first_id + i;
-		return n;
-	}
-	for (i = 0; i + RADIK_CPU_FILTER_BLOCK <= n; i += RADIK_CPU_FILTER_BLOCK)
-	{
-		const uint32_t *block = keys + i;
-		unsigned int hits = 0;
-		size_t		j;
-
-		for (j = 0; j < RADIK_CPU_FILTER_BLOCK; j++)
-			hits += block[j] < limit;
-		if (hits == 0)
-			continue;
-		if (hits < RADIK_CPU_FILTER_BLOCK / 4)
-		{
-			for (j = i; j < i + RADIK_CPU_FILTER_BLOCK; j++)
-				if (keys[j] < limit)
-				{
-					out_keys[kept] = keys[j];
-					out_ids[kept] = ids != NULL ? ids[j] : first_id + j;
-					kept++;
-				}
-		}
-		else
-		{
-			for (j = i; j < i + RADIK_CPU_FILTER_BLOCK; j++)
-			{
-				out_keys[kept] = keys[j];	/* kept <= j: within the reserved room */
-				out_ids[kept] = ids != NULL ? ids[j] : first_id + j;
-				kept += keys[j] < limit;
-			}
-		}
-	}
-	for (; i < n; i++)
-		if (keys[i] < limit)
-		{
-			out_keys[kept] = keys[i];
-			out_ids[kept] = ids != NULL ? ids[i] : first_id + i;
-			kept++;
-		}
-	return kept;
+#define RADIK_CPU_DEFINE_FILTER(name, key_type) \
+static size_t \
+name(const key_type *keys, const uint64_t *ids, uint64_t first_id, size_t n, int bounded, \
+	 uint64_t bound, uint64_t *out_keys, uint64_t *out_ids) \
+{ \
+	size_t		kept = 0; \
+	size_t		i; \
+	key_type	limit = (key_type) bound; \
+\
+	if (!bounded) \
+	{ \
+		for (i = 0; i < n; i++) \
+			out_keys[i] = keys[i]; \
+		if (ids != NULL) \
+			memcpy(out_ids, ids, n * sizeof(uint64_t)); \
+		else \
+			for (i = 0; i < n; i++) \
+				out_ids[i] = first_id + i; \
+		return n; \
+	} \
+	for (i = 0; i + RADIK_CPU_FILTER_BLOCK <= n; i += RADIK_CPU_FILTER_BLOCK) \
+	{ \
+		const key_type *block = keys + i; \
+		unsigned int hits = 0; \
+		size_t		j; \
+\
+		for (j = 0; j < RADIK_CPU_FILTER_BLOCK; j++) \
+			hits += block[j] < limit; \
+		if (hits == 0) \
+			continue; \
+		if (hits < RADIK_CPU_FILTER_BLOCK / 4) \
+		{ \
+			for (j = i; j < i + RADIK_CPU_FILTER_BLOCK; j++) \
+				if (keys[j] < limit) \
+				{ \
+					out_keys[kept] = keys[j]; \
+					out_ids[kept] = ids != NULL ? ids[j] : first_id + j; \
+					kept++; \
+				} \
+		} \
+		else \
+		{ \
+			for (j = i; j < i + RADIK_CPU_FILTER_BLOCK; j++) \
+			{ \
+				out_keys[kept] = keys[j];	/* kept <= j: within the reserved room */ \
+				out_ids[kept] = ids != NULL ? ids[j] : first_id + j; \
+				kept += keys[j] < limit; \
+			} \
+		} \
+	} \
+	for (; i < n; i++) \
+		if (keys[i] < limit) \
+		{ \
+			out_keys[kept] = keys[i]; \
+			out_ids[kept] = ids != NULL ? ids[i] : first_id + i; \
+			kept++; \
+		} \
+	return kept; \
 }
 
-static size_t
-radik_cpu_filter64(const uint64_t *keys, const uint64_t *ids, uint64_t first_id, size_t n,
-				   int bounded, uint64_t limit, uint64_t *out_keys, uint64_t *out_ids)
-{
-	size_t		kept = 0;
-	size_t		i;
-
-	if (!bounded)
-	{
-		memcpy(out_keys, keys, n * sizeof(uint64_t));
-		if (ids != NULL)
-			memcpy(out_ids, ids, n * sizeof(uint64_t));
-		else
-			for (i = 0; i < n; i++)
-				out_ids[i] = first_id + i;
-		return n;
-	}
-	for (i = 0; i + RADIK_CPU_FILTER_BLOCK <= n; i += RADIK_CPU_FILTER_BLOCK)
-	{
-		const uint64_t *block = keys + i;
-		unsigned int hits = 0;
-		size_t		j;
-
-		for (j = 0; j < RADIK_CPU_FILTER_BLOCK; j++)
-			hits += block[j] < limit;
-		if (hits == 0)
-			continue;
-		if (hits < RADIK_CPU_FILTER_BLOCK / 4)
-		{
-			for (j = i; j < i + RADIK_CPU_FILTER_BLOCK; j++)
-				if (keys[j] < limit)
-				{
-					out_keys[kept] = keys[j];
-					out_ids[kept] = ids != NULL ? ids[j] : first_id + j;
-					kept++;
-				}
-		}
-		else
-		{
-			for (j = i; j < i + RADIK_CPU_FILTER_BLOCK; j++)
-			{
-				out_keys[kept] = keys[j];	/* kept <= j: within the reserved room */
-				out_ids[kept] = ids != NULL ? ids[j] : first_id + j;
-				kept += keys[j] < limit;
-			}
-		}
-	}
-	for (; i < n; i++)
-		if (keys[i] < limit)
-		{
-			out_keys[kept] = keys[i];
-			out_ids[kept] = ids != NULL ? ids[i] : first_id + i;
-			kept++;
-		}
-	return kept;
-}
+RADIK_CPU_DEFINE_FILTER(radik_cpu_filter32, uint32_t)
+RADIK_CPU_DEFINE_FILTER(radik_cpu_filter64, uint64_t)
 
 /*
  * How many candidates beyond k to collect before cutting back to k: k (so a reduction reads
