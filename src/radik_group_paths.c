@@ -22,7 +22,8 @@
  * volatile or unsupported keys (the first sort key after the groups is radik's kind of key; the
  * group keys need a hash function, as for hash aggregation), grouping and aggregates, and groups
  * whose kept rows would pass the memory of a hash table (work_mem times hash_mem_multiplier) by
- * the planner's estimate.
+ * the planner's estimate, or could where that estimate is a guess (a group key without
+ * statistics: PostgreSQL takes 200 groups).
  */
 #include "postgres.h"
 
@@ -176,6 +177,50 @@ estimated_count(PlannerInfo *root, Expr *bound, bool exclusive)
 }
 
 /*
+ * Whether the planner's number of groups of exprs is a guess: as estimate_num_groups counts
+ * them, by an expression's own statistics where it has some, else by its columns', one of them
+ * has none (a table never analyzed), so that PostgreSQL takes 200 groups for it, however many
+ * there are.
+ */
+static bool
+group_count_guessed(PlannerInfo *root, List *exprs)
+{
+	ListCell   *lc;
+
+	foreach(lc, exprs)
+	{
+		Node	   *expr = (Node *) lfirst(lc);
+		VariableStatData vardata;
+		bool		isdefault;
+		bool		own_statistics;
+		List	   *columns;
+		ListCell   *lc2;
+
+		examine_variable(root, expr, 0, &vardata);
+		own_statistics = HeapTupleIsValid(vardata.statsTuple) || vardata.isunique;
+		(void) get_variable_numdistinct(&vardata, &isdefault);
+		ReleaseVariableStats(vardata);
+		if (own_statistics || IsA(expr, Var))
+		{
+			if (isdefault)
+				return true;
+			continue;
+		}
+		columns = pull_var_clause(expr, PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+								  PVC_RECURSE_PLACEHOLDERS);
+		foreach(lc2, columns)
+		{
+			examine_variable(root, (Node *) lfirst(lc2), 0, &vardata);
+			(void) get_variable_numdistinct(&vardata, &isdefault);
+			ReleaseVariableStats(vardata);
+			if (isdefault)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
  * The costs of a grouped path reading scan_rel: a scan that runs the quals, computes the
  * selecting key and the group key of every row and finds its group (a hash lookup), then the
  * kept rows fetched and sorted by all keys.  Returns false where the kept rows would not fit the
@@ -205,6 +250,13 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 															   selecting->expr),
 													rows, NULL, NULL), 1.0), 1.0);
 	kept = clamp_row_est(Min(rows, ngroups * Max(count, 1.0)));
+	/* a guessed count must not decide: declined unless every row could be a group of its own */
+	if (rows * (GROUP_BYTES + Max(count, 1.0) * KEPT_ROW_BYTES) >
+		(double) get_hash_memory_limit() && group_count_guessed(root, groups->exprs))
+	{
+		radik_decline("the best rows of each group: the number of groups is a guess, as a group key has no statistics (ANALYZE the table)");
+		return false;
+	}
 	if (ngroups * GROUP_BYTES + kept * KEPT_ROW_BYTES > (double) get_hash_memory_limit())
 	{
 		radik_decline("the best rows of each group: those of %.0f groups would pass the memory of a hash table (work_mem x hash_mem_multiplier)",

@@ -234,6 +234,18 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET max_parallel_workers_per_gather;
 
+-- A group key without statistics (a table not analyzed yet): PostgreSQL guesses 200 groups
+-- however many there are, so radik declines where a group per row would not fit, and says why
+-- under EXPLAIN (VERBOSE); once the table is analyzed, its 500 groups fit.
+CREATE TABLE radik_gr_unanalyzed WITH (autovacuum_enabled = off) AS
+	SELECT i AS id, (i * 7919 % 1000)::float8 AS v, i % 500 AS g FROM generate_series(1, 200000) i;
+EXPLAIN (VERBOSE, COSTS OFF)
+	SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s
+	WHERE r <= 1;
+ANALYZE radik_gr_unanalyzed;
+SELECT radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1') AS analyzed;
+DROP TABLE radik_gr_unanalyzed;
+
 -- radik_topk's group_by: the k rows of each group, as PostgreSQL's window query returns them
 -- (keys compared, since rows tied on the key may be either).
 SET radik.enabled = off;
