@@ -12,8 +12,9 @@
  * be among the query's first k + offset, and WITH TIES keeps each partition's ties as well.
  *
  * This planner_hook makes that rewrite.  It plans the query as PostgreSQL does first, to learn
- * which partitions plan-time pruning keeps; where one of them is foreign, the partitioned table
- * becomes a UNION ALL with one arm per kept partition,
+ * which partitions that plan reads (after plan-time pruning and constraint exclusion, and having
+ * locked only those); where one of them is foreign, the partitioned table becomes a UNION ALL
+ * with one arm per partition read,
  *
  *	  SELECT <the columns the query uses> FROM ONLY partition WHERE <the query's WHERE>
  *	  ORDER BY <the query's keys> LIMIT <k + offset>
@@ -173,57 +174,72 @@ partition_limit(Query *parse)
 #define PRUNES_WHILE_RUNNING(node) ((node)->part_prune_info != NULL)
 #endif
 
-/* Whether the plan prunes partitions while it runs (which the arms could not do). */
-static bool
-prunes_while_running(Plan *plan)
+/* What PostgreSQL's plan of the query reads. */
+typedef struct PlanReading
 {
-	ListCell   *lc;
+	List	   *rtable;			/* the plan's range table */
+	List	   *partitions;		/* the tables its scans read */
+	bool		foreign;		/* one of them is a foreign table */
+	bool		unknown;		/* a scan of no one table, or pruning while the plan runs */
+} PlanReading;
+
+/*
+ * Collect the tables plan's scans read: the partitions that neither plan-time pruning nor
+ * constraint exclusion removed.  A scan that names no table, or an Append that prunes while it
+ * runs (which the arms could not), leaves the reading unknown.
+ */
+static void
+read_plan(Plan *plan, PlanReading *reading)
+{
 	List	   *children = NIL;
+	ListCell   *lc;
 
 	if (plan == NULL)
-		return false;
-	if (IsA(plan, Append))
+		return;
+	switch (nodeTag(plan))
 	{
-		if (PRUNES_WHILE_RUNNING((Append *) plan))
-			return true;
-		children = ((Append *) plan)->appendplans;
+		case T_SeqScan:
+		case T_SampleScan:
+		case T_IndexScan:
+		case T_IndexOnlyScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+		case T_ForeignScan:
+		case T_CustomScan:
+			{
+				Index		scanrelid = ((Scan *) plan)->scanrelid;
+				RangeTblEntry *rte;
+
+				if (scanrelid == 0 ||
+					(rte = rt_fetch(scanrelid, reading->rtable))->rtekind != RTE_RELATION)
+				{
+					reading->unknown = true;
+					return;
+				}
+				if (!list_member_oid(reading->partitions, rte->relid))
+					reading->partitions = lappend_oid(reading->partitions, rte->relid);
+				reading->foreign |= rte->relkind == RELKIND_FOREIGN_TABLE;
+				return;
+			}
+		case T_SubqueryScan:
+			reading->unknown = true;
+			return;
+		case T_Append:
+			reading->unknown |= PRUNES_WHILE_RUNNING((Append *) plan);
+			children = ((Append *) plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			reading->unknown |= PRUNES_WHILE_RUNNING((MergeAppend *) plan);
+			children = ((MergeAppend *) plan)->mergeplans;
+			break;
+		default:
+			break;
 	}
-	else if (IsA(plan, MergeAppend))
-	{
-		if (PRUNES_WHILE_RUNNING((MergeAppend *) plan))
-			return true;
-		children = ((MergeAppend *) plan)->mergeplans;
-	}
-	else if (IsA(plan, SubqueryScan))
-		children = list_make1(((SubqueryScan *) plan)->subplan);
 	foreach(lc, children)
-	{
-		if (prunes_while_running((Plan *) lfirst(lc)))
-			return true;
-	}
-	return prunes_while_running(plan->lefttree) || prunes_while_running(plan->righttree);
-}
-
-/* The partitions of the table that the plan reads: those left after plan-time pruning. */
-static List *
-partitions_read(PlannedStmt *stmt, List *partitions, bool *foreign)
-{
-	List	   *read = NIL;
-	ListCell   *lc;
-
-	*foreign = false;
-	foreach(lc, stmt->rtable)
-	{
-		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
-
-		if (rte->rtekind != RTE_RELATION || rte->relkind == RELKIND_PARTITIONED_TABLE ||
-			!list_member_oid(partitions, rte->relid) || list_member_oid(read, rte->relid))
-			continue;
-		read = lappend_oid(read, rte->relid);
-		if (rte->relkind == RELKIND_FOREIGN_TABLE)
-			*foreign = true;
-	}
-	return read;
+		read_plan((Plan *) lfirst(lc), reading);
+	read_plan(plan->lefttree, reading);
+	read_plan(plan->righttree, reading);
 }
 
 /* A partitioned table's Var as the same column of one partition (attnos: theirs, by column). */
@@ -532,33 +548,38 @@ radik_partition_limits_planner(Query *parse, const char *query_string, int curso
 	Index		table_index;
 	RangeTblEntry *table;
 	List	   *partitions;
-	List	   *read;
 	Node	   *limit;
 	PlannedStmt *stmt;
+	PlanReading reading;
 	bool		any_foreign = false;
-	bool		read_foreign;
 	ListCell   *lc;
 
 	if (!radik_enabled || (table_index = partitioned_table_queried(parse)) == 0 ||
 		(limit = partition_limit(parse)) == NULL)
 		return plan_as_next(parse, query_string, cursor_options, bound_params);
 
+	/*
+	 * Foreign partitions, looked for without locking the partitions (PostgreSQL locks only
+	 * those pruning keeps: the plan below does); a partition dropped meanwhile has no relkind.
+	 */
 	table = rt_fetch(table_index, parse->rtable);
-	partitions = find_all_inheritors(table->relid, table->rellockmode, NULL);
+	partitions = find_all_inheritors(table->relid, NoLock, NULL);
 	foreach(lc, partitions)
 		any_foreign |= get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE;
 	if (!any_foreign)
 		return plan_as_next(parse, query_string, cursor_options, bound_params);
 
 	stmt = plan_as_next(copyObject(parse), query_string, cursor_options, bound_params);
-	read = partitions_read(stmt, partitions, &read_foreign);
-	if (!read_foreign || prunes_while_running(stmt->planTree))
+	memset(&reading, 0, sizeof(reading));
+	reading.rtable = stmt->rtable;
+	read_plan(stmt->planTree, &reading);
+	if (!reading.foreign || reading.unknown)
 		return stmt;
 
-	rewrite_into_arms(parse, table_index, read, limit);
+	rewrite_into_arms(parse, table_index, reading.partitions, limit);
 	stmt = plan_as_next(parse, query_string, cursor_options, bound_params);
 #if PG_VERSION_NUM >= 160000
-	drop_arm_permissions(stmt, read);
+	drop_arm_permissions(stmt, reading.partitions);
 #endif
 	return stmt;
 }

@@ -85,6 +85,41 @@ FROM (VALUES
 	('SELECT id, v FROM plim WHERE false ORDER BY v LIMIT 3', NULL)
 ) AS c(q, keys);
 
+-- The partitions locked are those PostgreSQL's plan reads, as with radik off: a partition
+-- pruning skips is not locked (another session may hold it).  Each query runs in a
+-- subtransaction that is then rolled back, which releases its locks.
+CREATE FUNCTION plim_locked(q text, radik boolean) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	locked text;
+BEGIN
+	BEGIN
+		PERFORM set_config('radik.enabled', radik::text, true);
+		EXECUTE q;
+		SELECT string_agg(c.relname, ' ' ORDER BY c.relname) INTO locked
+		FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+		WHERE l.pid = pg_backend_pid() AND c.relname LIKE 'plim%' AND c.relkind IN ('r', 'f', 'p');
+		RAISE EXCEPTION '%', locked;
+	EXCEPTION WHEN raise_exception THEN
+		RETURN SQLERRM;
+	END;
+END $$;
+SELECT q, radik, postgres, radik = postgres AS same
+FROM (VALUES
+	('SELECT id, v FROM plim WHERE id <= 2000 ORDER BY v DESC, id LIMIT 8'),
+	('SELECT id, v FROM plim WHERE id > 9000 ORDER BY v DESC, id LIMIT 8')
+) AS c(q), LATERAL (SELECT plim_locked(q, true) AS radik, plim_locked(q, false) AS postgres) l;
+DROP FUNCTION plim_locked(text, boolean);
+
+-- A CHECK constraint on a partition excludes it as in PostgreSQL's plan (the constraint is the
+-- user's promise about the remote rows, here broken on purpose so that the exclusion shows).
+ALTER FOREIGN TABLE plim_a ADD CONSTRAINT plim_a_small_v CHECK (v < 1000);
+INSERT INTO plim_src_a VALUES (1, 5000, 'promise broken', 0);
+SELECT remote_limits(q) AS remote, radik_compare(q, radik_node => false) AS result
+FROM (VALUES ('SELECT id, v FROM plim WHERE v > 1000 ORDER BY v DESC, id LIMIT 3')) AS c(q);
+DELETE FROM plim_src_a WHERE name = 'promise broken';
+ALTER FOREIGN TABLE plim_a DROP CONSTRAINT plim_a_small_v;
+
 -- Where radik keeps PostgreSQL's plan (every remote query without its LIMIT), the answer is
 -- still compared: no LIMIT, a LIMIT that is no constant, columns a partition would answer
 -- differently (its own OID), whole rows, sublinks, a volatile key, grouping.
