@@ -251,7 +251,7 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 													rows, NULL, NULL), 1.0), 1.0);
 	kept = clamp_row_est(Min(rows, ngroups * Max(count, 1.0)));
 	/* a guessed count must not decide: declined unless every row could be a group of its own */
-	if (rows * (GROUP_BYTES + Max(count, 1.0) * KEPT_ROW_BYTES) >
+	if (rows * (GROUP_BYTES + KEPT_ROW_BYTES) >
 		(double) get_hash_memory_limit() && group_count_guessed(root, groups->exprs))
 	{
 		radik_decline("the best rows of each group: the number of groups is a guess, as a group key has no statistics (ANALYZE the table)");
