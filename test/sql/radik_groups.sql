@@ -239,22 +239,11 @@ RESET max_parallel_workers_per_gather;
 -- under EXPLAIN (VERBOSE); once the table is analyzed, its 500 groups fit.
 CREATE TABLE radik_gr_unanalyzed WITH (autovacuum_enabled = off) AS
 	SELECT i AS id, (i * 7919 % 1000)::float8 AS v, i % 500 AS g FROM generate_series(1, 200000) i;
-CREATE FUNCTION radik_gr_plan_lines(q text) RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || q LOOP
-		IF line ~ '(Sort Key|Custom Scan|RadiK Declined)' THEN
-			RETURN NEXT line;
-		END IF;
-	END LOOP;
-END $$;
-SELECT radik_gr_plan_lines('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1');
+SELECT radik_plan_lines('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1',
+						'(Sort Key|Custom Scan|RadiK Declined)');
 ANALYZE radik_gr_unanalyzed;
 SELECT radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1') AS analyzed;
 DROP TABLE radik_gr_unanalyzed;
-DROP FUNCTION radik_gr_plan_lines(text);
 
 -- radik_topk's group_by: the k rows of each group, as PostgreSQL's window query returns them
 -- (keys compared, since rows tied on the key may be either).

@@ -5,25 +5,13 @@
 LOAD 'radik';
 SET radik.force = on;
 
--- The lines of EXPLAIN (VERBOSE) that say whether the quals are native and how many workers.
-CREATE FUNCTION radik_native_lines(stmt text) RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || stmt LOOP
-		IF line ~ '(Native Quals|Workers Planned)' THEN
-			RETURN NEXT trim(line);
-		END IF;
-	END LOOP;
-END $$;
-
 -- Which quals are native: comparisons and integer arithmetic over numeric columns and
 -- constants (mixed integer widths too), IS [NOT] NULL; not text, not functions, not OR.
 SELECT q, line
 FROM unnest(ARRAY['i4 > 0', 'id % 10 <> 0 AND f4 IS NOT NULL', 'f4 < f8', 'i2 < i8 - 3',
 				  't > ''12:00''', 'abs(i4) > 5', 'i4 > 0 OR i2 > 0']) AS q,
-	 radik_native_lines(format('SELECT id FROM radik_t WHERE %s ORDER BY f8 LIMIT 3', q)) AS line;
+	 radik_plan_lines(format('SELECT id FROM radik_t WHERE %s ORDER BY f8 LIMIT 3', q),
+					  '(Native Quals|Workers Planned)') AS line;
 
 -- The answers, against PostgreSQL's: comparisons of every supported type and mixed integer
 -- widths, NULLs, NaN, -0 and infinities (radik_t has them all), arithmetic, IS [NOT] NULL.
@@ -112,8 +100,8 @@ ANALYZE radik_nq;
 SET min_parallel_table_scan_size = 0;
 SET parallel_setup_cost = 0;
 SET max_parallel_workers_per_gather = 2;
-SELECT radik_native_lines('SELECT id FROM radik_nq ' ||
-	'WHERE i8 % 3 = 1 AND f4 > 0::float4 ORDER BY i4 DESC LIMIT 9');
+SELECT radik_plan_lines('SELECT id FROM radik_nq ' ||
+	'WHERE i8 % 3 = 1 AND f4 > 0::float4 ORDER BY i4 DESC LIMIT 9', '(Native Quals|Workers Planned)');
 SELECT radik_compare('SELECT id, i4 FROM radik_nq WHERE i8 % 3 = 1 AND f4 > 0::float4 ' ||
 					 'ORDER BY i4 DESC, id LIMIT 9') AS parallel_result;
 SELECT radik_compare('SELECT id FROM radik_nq WHERE i4 * 1000000 > 0 ORDER BY i4 LIMIT 9')
@@ -122,5 +110,4 @@ RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET min_parallel_table_scan_size;
 DROP TABLE radik_nq;
-DROP FUNCTION radik_native_lines(text);
 RESET radik.force;

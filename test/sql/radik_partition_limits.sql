@@ -10,18 +10,10 @@ SELECT radik_loopback_server('plim_loopback');
 
 -- The LIMIT of each remote query in stmt's plan (radik on), in plan order.
 CREATE FUNCTION remote_limits(stmt text) RETURNS text
-LANGUAGE plpgsql SET radik.enabled = on AS $$
-DECLARE
-	line text;
-	limits text[] := '{}';
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || stmt LOOP
-		IF line LIKE '%Remote SQL:%' THEN
-			limits := limits || coalesce(substring(line FROM ' (LIMIT .*)$'), 'no LIMIT');
-		END IF;
-	END LOOP;
-	RETURN array_to_string(limits, ', ');
-END $$;
+LANGUAGE sql SET radik.enabled = on AS $$
+	SELECT string_agg(coalesce(substring(line FROM ' (LIMIT .*)$'), 'no LIMIT'), ', ' ORDER BY n)
+	FROM radik_plan_lines(stmt, 'Remote SQL:') WITH ORDINALITY AS l(line, n)
+$$;
 
 -- The partitioned table: two foreign partitions, a local one whose columns lie in another order
 -- behind a dropped column, and a partition partitioned again into a local and a foreign one.

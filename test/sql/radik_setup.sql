@@ -76,6 +76,20 @@ BEGIN
 	END LOOP;
 END $$;
 
+-- The lines of stmt's EXPLAIN (VERBOSE) that match pattern, trimmed: for tests that look at a
+-- few lines of a plan whose other lines differ between PostgreSQL versions.
+CREATE FUNCTION radik_plan_lines(stmt text, pattern text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || stmt LOOP
+		IF line ~ pattern THEN
+			RETURN NEXT trim(line);
+		END IF;
+	END LOOP;
+END $$;
+
 -- Capture the answer of stmt into temp table tab (in order), with radik on or off.  Returns NULL,
 -- or the error as 'SQLSTATE: message'.
 CREATE FUNCTION radik_capture(stmt text, tab text, use_radik boolean) RETURNS text
