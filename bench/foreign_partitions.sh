@@ -16,13 +16,16 @@
 #                     with radik
 # A cell is the median of --reps runs (EXPLAIN ANALYZE's execution time) after one warm-up run in
 # the same session; each row checks that the three plans returned the same sort key values.
+# With --restart CMD (a command that restarts the server, and may drop the operating system's
+# page cache), a second table times each plan's first run after CMD: the tables read from disk
+# or the page cache, and the remote sessions started by that query.
 # Needs a running server (PGHOST, PGPORT, PGUSER: a superuser) with radik and postgres_fdw.
 # --narrow builds t(id int8, v float4) instead, the shape of the smallest sharded tables.
 #   usage: bench/foreign_partitions.sh [--parts N] [--rows-per-part N] [--reps N] [--narrow]
-#                                      [--reuse-table]
+#                                      [--reuse-table] [--restart CMD]
 set -euo pipefail
 
-parts=4 rows_per_part=2000000 reps=5 reuse=0 narrow=0
+parts=4 rows_per_part=2000000 reps=5 reuse=0 narrow=0 restart_cmd=""
 command_line="$0 $*"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -31,6 +34,7 @@ while [ $# -gt 0 ]; do
 	--reps) reps=$2; shift ;;
 	--reuse-table) reuse=1 ;;
 	--narrow) narrow=1 ;;
+	--restart) restart_cmd=$2; shift ;;
 	*) echo "unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -93,9 +97,10 @@ connect_as() {
 	psql_db -c "ALTER USER MAPPING FOR CURRENT_USER SERVER fp_loopback OPTIONS (SET user '$1')"
 }
 
-# time QUERY SETTING: "median_ms keys_hash"
+# time QUERY SETTING [FIRST]: "median_ms keys_hash"; FIRST 1 times only the session's first run
 time_query() {
-	local q=$1 setting=$2
+	local q=$1 setting=$2 first=${3:-0} runs=$reps
+	if [ "$first" = 1 ]; then runs=1; fi
 	psql_db -At <<-SQL
 		LOAD 'radik';
 		SET radik.enabled = $setting;
@@ -104,7 +109,7 @@ time_query() {
 		DECLARE
 			plan json;
 		BEGIN
-			FOR i IN 0 .. $reps LOOP
+			FOR i IN $first .. $runs LOOP
 				EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) $q' INTO plan;
 				IF i > 0 THEN
 					INSERT INTO times VALUES ((plan -> 0 ->> 'Execution Time')::float8);
@@ -121,15 +126,32 @@ echo "# ORDER BY ... LIMIT over $parts postgres_fdw partitions of $rows_per_part
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')  host: $(hostname)  cores: $(nproc)  $(psql -X -At -d postgres -c 'SELECT version()' | cut -d, -f1)"
 echo "command: $command_line"
 echo
-echo "| query | postgres ms | radik here ms | radik everywhere ms | speed-up | same keys |"
-echo "|---|---:|---:|---:|---:|---|"
-for q in "${queries[@]}"; do
-	connect_as fp_plain
-	read -r pg_ms pg_keys < <(time_query "$q" off)
-	read -r here_ms here_keys < <(time_query "$q" on)
-	connect_as fp_radik
-	read -r all_ms all_keys < <(time_query "$q" on)
-	same=$([ "$pg_keys" = "$here_keys" ] && [ "$pg_keys" = "$all_keys" ] && echo yes || echo NO)
-	speedup=$(echo "scale=1; $pg_ms / $all_ms" | bc)
-	echo "| \`$q\` | $pg_ms | $here_ms | $all_ms | ${speedup}x | $same |"
-done
+# table FIRST: one table of the queries, timed as time_query FIRST says (after CMD when 1)
+table() {
+	local first=$1
+	echo "| query | postgres ms | radik here ms | radik everywhere ms | speed-up | same keys |"
+	echo "|---|---:|---:|---:|---:|---|"
+	for q in "${queries[@]}"; do
+		connect_as fp_plain
+		[ "$first" = 1 ] && eval "$restart_cmd" >/dev/null
+		read -r pg_ms pg_keys < <(time_query "$q" off "$first")
+		[ "$first" = 1 ] && eval "$restart_cmd" >/dev/null
+		read -r here_ms here_keys < <(time_query "$q" on "$first")
+		connect_as fp_radik
+		[ "$first" = 1 ] && eval "$restart_cmd" >/dev/null
+		read -r all_ms all_keys < <(time_query "$q" on "$first")
+		same=$([ "$pg_keys" = "$here_keys" ] && [ "$pg_keys" = "$all_keys" ] && echo yes || echo NO)
+		speedup=$(echo "scale=1; $pg_ms / $all_ms" | bc)
+		echo "| \`$q\` | $pg_ms | $here_ms | $all_ms | ${speedup}x | $same |"
+	done
+}
+
+echo "prewarmed (median of $reps after a warm-up run):"
+echo
+table 0
+if [ -n "$restart_cmd" ]; then
+	echo
+	echo "after a restart (each plan's first run after: $restart_cmd):"
+	echo
+	table 1
+fi
