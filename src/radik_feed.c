@@ -650,6 +650,7 @@ radik_select_stats_add(RadikSelectStats *totals, const RadikSelectStats *one)
 	totals->brin_ranges_skipped += one->brin_ranges_skipped;
 	totals->gpu_fallbacks += one->gpu_fallbacks;
 	totals->groups += one->groups;
+	totals->groups_over_memory += one->groups_over_memory;
 	totals->scan_ms += one->scan_ms;
 	totals->copy_ms += one->copy_ms;
 	totals->select_ms += one->select_ms;

@@ -76,6 +76,7 @@ typedef struct RadikSelectStats
 	int64		brin_ranges_skipped;	/* and left unread, their summaries beyond the k-th key */
 	int64		gpu_fallbacks;	/* selections run again on the CPU: the GPU was out of memory */
 	int64		groups;			/* a grouped selection's groups */
+	int64		groups_over_memory;	/* grouped selections whose groups passed their memory */
 	double		scan_ms;		/* reading the heap and computing keys */
 	double		copy_ms;		/* handing chunks to the engine */
 	double		select_ms;		/* the engine's selection after the last chunk */

@@ -22,8 +22,9 @@
  * volatile or unsupported keys (the first sort key after the groups is radik's kind of key; the
  * group keys need a hash function, as for hash aggregation), grouping and aggregates, and groups
  * whose kept rows would pass the memory of a hash table (work_mem times hash_mem_multiplier) by
- * the planner's estimate, or could where that estimate is a guess (a group key without
- * statistics: PostgreSQL takes 200 groups).
+ * the planner's estimate.  An estimate can be wrong (or a guess: PostgreSQL takes 200 groups for a
+ * key without statistics), so the path holds PostgreSQL's own sorted path of the rows as its
+ * child, which the node returns instead where its groups pass that memory (radik_scan.c).
  */
 #include "postgres.h"
 
@@ -36,6 +37,7 @@
 #include "commands/defrem.h"
 #include "executor/nodeHash.h"
 #include "miscadmin.h"
+#include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -177,50 +179,6 @@ estimated_count(PlannerInfo *root, Expr *bound, bool exclusive)
 }
 
 /*
- * Whether the planner's number of groups of exprs is a guess: as estimate_num_groups counts
- * them, by an expression's own statistics where it has some, else by its columns', one of them
- * has none (a table never analyzed), so that PostgreSQL takes 200 groups for it, however many
- * there are.
- */
-static bool
-group_count_guessed(PlannerInfo *root, List *exprs)
-{
-	ListCell   *lc;
-
-	foreach(lc, exprs)
-	{
-		Node	   *expr = (Node *) lfirst(lc);
-		VariableStatData vardata;
-		bool		isdefault;
-		bool		own_statistics;
-		List	   *columns;
-		ListCell   *lc2;
-
-		examine_variable(root, expr, 0, &vardata);
-		own_statistics = HeapTupleIsValid(vardata.statsTuple) || vardata.isunique;
-		(void) get_variable_numdistinct(&vardata, &isdefault);
-		ReleaseVariableStats(vardata);
-		if (own_statistics || IsA(expr, Var))
-		{
-			if (isdefault)
-				return true;
-			continue;
-		}
-		columns = pull_var_clause(expr, PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
-								  PVC_RECURSE_PLACEHOLDERS);
-		foreach(lc2, columns)
-		{
-			examine_variable(root, (Node *) lfirst(lc2), 0, &vardata);
-			(void) get_variable_numdistinct(&vardata, &isdefault);
-			ReleaseVariableStats(vardata);
-			if (isdefault)
-				return true;
-		}
-	}
-	return false;
-}
-
-/*
  * The costs of a grouped path reading scan_rel: a scan that runs the quals, computes the
  * selecting key and the group key of every row and finds its group (a hash lookup), then the
  * kept rows fetched and sorted by all keys.  Returns false where the kept rows would not fit the
@@ -250,13 +208,6 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 															   selecting->expr),
 													rows, NULL, NULL), 1.0), 1.0);
 	kept = clamp_row_est(Min(rows, ngroups * Max(count, 1.0)));
-	/* a guessed count must not decide: declined unless every row could be a group of its own */
-	if (rows * (GROUP_BYTES + KEPT_ROW_BYTES) >
-		(double) get_hash_memory_limit() && group_count_guessed(root, groups->exprs))
-	{
-		radik_decline("the best rows of each group: the number of groups is a guess, as a group key has no statistics (ANALYZE the table)");
-		return false;
-	}
 	if (ngroups * GROUP_BYTES + kept * KEPT_ROW_BYTES > (double) get_hash_memory_limit())
 	{
 		radik_decline("the best rows of each group: those of %.0f groups would pass the memory of a hash table (work_mem x hash_mem_multiplier)",
@@ -293,7 +244,7 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
  */
 static CustomPath *
 make_group_path(PlannerInfo *root, RelOptInfo *scan_rel, PathTarget *target, List *pathkeys,
-				List *keys, RadikPlannedGroups *groups, double count)
+				List *keys, RadikPlannedGroups *groups, double count, Path *sorted)
 {
 	RadikPlannedKey *selecting = list_nth(keys, groups->selecting_key);
 	List	   *quals = radik_table_quals(scan_rel);
@@ -310,6 +261,9 @@ make_group_path(PlannerInfo *root, RelOptInfo *scan_rel, PathTarget *target, Lis
 	path = radik_make_path(scan_rel, target, pathkeys, keys, workers, groups);
 	if (!cost_group_path(root, scan_rel, path, quals, selecting, groups, count, workers))
 		return NULL;
+	path->custom_paths = list_make1(sorted);
+	/* the sorted plan below may be a Gather Merge, which reads forward only */
+	path->flags &= ~CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	return path;
 }
 
@@ -475,7 +429,8 @@ radik_add_window_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *wind
 		return;
 
 	path = make_group_path(root, input_rel, window->subpath->pathtarget, root->window_pathkeys,
-						   keys, &groups, estimated_count(root, groups.k, groups.k_exclusive));
+						   keys, &groups, estimated_count(root, groups.k, groups.k_exclusive),
+						   window->subpath);
 	if (path == NULL)
 		return;
 
@@ -497,6 +452,7 @@ radik_add_distinct_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *di
 	RadikPlannedGroups groups;
 	List	   *keys = NIL;
 	CustomPath *path;
+	Path	   *sorted;
 	Path	   *unique;
 	ListCell   *lc;
 
@@ -525,8 +481,11 @@ radik_add_distinct_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *di
 	groups.k_exclusive = false;
 	groups.cut = RADIK_GROUP_CUT_ROWS;
 
+	sorted = input_rel->cheapest_total_path;
+	if (!pathkeys_contained_in(root->sort_pathkeys, sorted->pathkeys))
+		sorted = (Path *) create_sort_path(root, input_rel, sorted, root->sort_pathkeys, -1.0);
 	path = make_group_path(root, input_rel, input_rel->cheapest_total_path->pathtarget,
-						   root->sort_pathkeys, keys, &groups, 1);
+						   root->sort_pathkeys, keys, &groups, 1, sorted);
 	if (path == NULL)
 		return;
 	unique = (Path *) create_upper_unique_path(root, distinct_rel, &path->path,

@@ -13,6 +13,11 @@
  * group key then the selecting key, in their order (the set sorts its groups by their keys'
  * bits), which spares the caller that sort.
  *
+ * The groups' memory is bounded as a hash aggregate's is: work_mem x hash_mem_multiplier in each
+ * process.  Where the planner's estimate of the groups was wrong (or a guess) and the groups
+ * pass it, every process stops reading and the selection says so (over_memory): the node then
+ * returns the rows of PostgreSQL's own sorted plan, which it holds below itself (radik_scan.c).
+ *
  * The groups run on the CPU whatever radik.device says: once a group holds its k rows, a row
  * costs one hash lookup and one comparison, less than handing it to a GPU, and what is left for
  * a final selection is about k rows a group.
@@ -22,6 +27,7 @@
 #include "access/parallel.h"
 #include "access/xact.h"
 #include "catalog/pg_am.h"
+#include "executor/nodeHash.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
 #include "portability/instr_time.h"
@@ -36,11 +42,17 @@
 /* Pages this process reads between two looks at the workers' queues. */
 #define LEADER_PAGES_PER_CALL 16
 
-/* Read the table into set, with the workers the selection asks for. */
-static void
+/*
+ * Read the table into set, with the workers the selection asks for; false where the groups
+ * passed their memory (work_mem x hash_mem_multiplier in each process, the leader holding the
+ * workers' groups too), which stops every process.
+ */
+static bool
 read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 				 RadikGroupSet *set, RadikSelectStats *stats)
 {
+	Size		memory_limit = get_hash_memory_limit();
+	bool		within_memory = true;
 	Relation	rel = selection->rel;
 	const RadikParallelPlan *parallel = selection->parallel;
 	RadikParallelScan *workers = NULL;
@@ -73,6 +85,8 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 		stats->workers_launched = radik_parallel_workers_launched(workers);
 		workers_done = stats->workers_launched == 0;
 		leader_scans = parallel_leader_participation || workers_done;
+		memory_limit = add_size(memory_limit,
+								mul_size(memory_limit, stats->workers_launched));
 	}
 
 	radik_extract_begin(&extractor, rel, selection->snapshot,
@@ -102,6 +116,14 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 			leader_scans = radik_extract(&extractor, &batch, PG_UINT64_MAX,
 										 LEADER_PAGES_PER_CALL);
 		CHECK_FOR_INTERRUPTS();
+		if (radik_groups_memory(set) > memory_limit ||
+			(workers != NULL && radik_parallel_groups_stopped(workers)))
+		{
+			within_memory = false;
+			if (workers != NULL)
+				radik_parallel_stop_groups(workers);
+			break;
+		}
 	}
 
 	stats->rows_scanned += extractor.rows_scanned;
@@ -109,6 +131,7 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 	radik_extract_end(&extractor);
 	if (workers != NULL)
 		radik_parallel_end(workers, &stats->rows_scanned, &stats->rows_matched);
+	return within_memory;
 }
 
 void
@@ -136,7 +159,17 @@ radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *group
 		keys.econtext->ecxt_param_list_info = selection->econtext->ecxt_param_list_info;
 	set = radik_groups_create(&keys, groups->k, groups->cut, selection->key->nulls_first,
 							  CurrentMemoryContext);
-	read_into_groups(selection, groups, set, &result->stats);
+	if (!read_into_groups(selection, groups, set, &result->stats))
+	{
+		result->over_memory = true;
+		result->stats.groups_over_memory = 1;
+		result->stats.groups = radik_groups_count(set);
+		radik_group_keys_end(&keys);
+		radik_groups_free(set);
+		result->stats.scan_ms = radik_elapsed_ms(start);
+		selection->econtext->ecxt_scantuple = saved_scantuple;
+		return;
+	}
 
 	result->ordered = groups->order_rows &&
 		radik_groups_sorted_rows(set, groups->order_descending, groups->order_nulls_first,

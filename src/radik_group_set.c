@@ -191,6 +191,12 @@ radik_groups_create(const RadikGroupKeys *keys, int64 k, RadikGroupCut cut, bool
 	return set;
 }
 
+void
+radik_groups_free(RadikGroupSet *set)
+{
+	MemoryContextDelete(set->context);
+}
+
 /* radik_groups_sort(rows, n, set): a group's rows in their order */
 #define ST_SORT radik_groups_sort
 #define ST_ELEMENT_TYPE Candidate

@@ -106,6 +106,9 @@ extern void radik_group_keys_end(RadikGroupKeys *keys);
 extern RadikGroupSet *radik_groups_create(const RadikGroupKeys *keys, int64 k, RadikGroupCut cut,
 										  bool nulls_first, MemoryContext context);
 
+/* Release the set and everything in it. */
+extern void radik_groups_free(RadikGroupSet *set);
+
 /*
  * Offer one row with its group key's values: its first sort key (an engine key, ignored when
  * key_null) and its row id (what radik_groups_rows gives back; bits 62 and 63 clear).

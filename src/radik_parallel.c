@@ -34,6 +34,7 @@
 #include "access/tableam.h"
 #include "executor/executor.h"
 #include "executor/instrument.h"
+#include "executor/nodeHash.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "port/atomics.h"
@@ -85,6 +86,7 @@ typedef struct RadikParallelShared
 
 	pg_atomic_uint64 threshold; /* keys above it are not worth sending */
 	pg_atomic_uint32 carry_rows;	/* send the rows whole too (radik_carry.h) */
+	pg_atomic_uint32 groups_over_memory;	/* a process's groups passed their memory: stop */
 
 	slock_t		mutex;			/* protects the totals below */
 	int64		rows_scanned;
@@ -220,6 +222,7 @@ radik_parallel_begin(const RadikWorkersRequest *request)
 	}
 	pg_atomic_init_u64(&shared->threshold, PG_UINT64_MAX);
 	pg_atomic_init_u32(&shared->carry_rows, request->carry_rows ? 1 : 0);
+	pg_atomic_init_u32(&shared->groups_over_memory, 0);
 	SpinLockInit(&shared->mutex);
 	table_parallelscan_initialize(rel, SHARED_TABLE_SCAN(shared), snapshot);
 	SHARED_TABLE_SCAN(shared)->phs_syncscan = false;
@@ -367,6 +370,18 @@ receive_message(RadikParallelScan *pscan, void **data, Size *size, bool wait, bo
 	}
 }
 
+void
+radik_parallel_stop_groups(RadikParallelScan *pscan)
+{
+	pg_atomic_write_u32(&pscan->shared->groups_over_memory, 1);
+}
+
+bool
+radik_parallel_groups_stopped(RadikParallelScan *pscan)
+{
+	return pg_atomic_read_u32(&pscan->shared->groups_over_memory) != 0;
+}
+
 bool
 radik_parallel_receive(RadikParallelScan *pscan, RadikKeyBatch *batch, bool wait,
 					   bool *all_done)
@@ -443,7 +458,9 @@ send_batch(shm_mq_handle *queue, RadikKeyBatch *batch, RadikRowStore *rows)
 
 /*
  * A worker of a grouped request: offer the rows of its blocks to groups of its own, then send
- * the rows they keep, with their group keys, in one message.
+ * the rows they keep, with their group keys, in one message.  Once its groups pass the memory
+ * of a hash table (work_mem x hash_mem_multiplier), or another process's have, it stops and
+ * sends nothing: the leader answers with the plan below its node (radik_group_select.c).
  */
 static void
 extract_groups(RadikExtractor *extractor, Relation rel, char *groups_string,
@@ -484,7 +501,15 @@ extract_groups(RadikExtractor *extractor, Relation rel, char *groups_string,
 	batch.nulls = nulls;
 	batch.nulls_capacity = MaxHeapTuplesPerPage;
 	while (radik_extract(extractor, &batch, PG_UINT64_MAX, RADIK_WORKER_PAGES_PER_CALL))
-		;
+	{
+		if (radik_groups_memory(set) > get_hash_memory_limit())
+			pg_atomic_write_u32(&shared->groups_over_memory, 1);
+		if (pg_atomic_read_u32(&shared->groups_over_memory) != 0)
+		{
+			radik_group_keys_end(&keys);
+			return;
+		}
+	}
 	data = radik_groups_export(set, &size);
 	radik_group_keys_end(&keys);
 	if (size > 0)

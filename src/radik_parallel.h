@@ -66,6 +66,13 @@ extern void radik_parallel_set_threshold(RadikParallelScan *pscan, uint64 thresh
 extern void radik_parallel_stop_carrying(RadikParallelScan *pscan);
 
 /*
+ * For a grouped request: tell the workers to stop, a process's groups having passed their memory;
+ * and whether one has (a worker stops by itself when its own groups pass it, and says so).
+ */
+extern void radik_parallel_stop_groups(RadikParallelScan *pscan);
+extern bool radik_parallel_groups_stopped(RadikParallelScan *pscan);
+
+/*
  * The next batch a worker sent, its arrays pointing into memory valid until the next call.
  * Returns false when no batch is waiting (then *all_done says whether every worker has
  * finished); with wait, sleeps until a batch comes or every worker has finished.

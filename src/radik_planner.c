@@ -910,7 +910,14 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 	List	   *group_exprs = NIL;
 	ListCell   *lc;
 
-	Assert(custom_plans == NIL);
+	/*
+	 * A grouped path's one child is PostgreSQL's own sorted plan of the same rows, which the node
+	 * returns where its groups pass their memory: the node's target list is the child's, so that
+	 * a row of either fits the plan above.
+	 */
+	Assert(custom_plans == NIL || group_private != NIL);
+	if (custom_plans != NIL)
+		tlist = copyObject(((Plan *) linitial(custom_plans))->targetlist);
 
 	limit_offset = (Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0),
 									  false, FLOAT8PASSBYVAL);
@@ -947,7 +954,7 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 	cscan->scan.plan.qual = extract_actual_clauses(clauses, false);
 	cscan->scan.scanrelid = rel->relid;
 	cscan->flags = best_path->flags;
-	cscan->custom_plans = NIL;
+	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = list_concat(list_concat(list_make2(limit_count, limit_offset), key_exprs),
 									  group_exprs);
 	cscan->custom_private = list_make5(types, operators, descending, nulls_first, collations);

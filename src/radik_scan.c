@@ -21,6 +21,11 @@
  * a Material node above it, as a Sort would; a rescan selects again only when a parameter the
  * node depends on has changed (radik_scan_rescan).
  *
+ * A grouped node holds PostgreSQL's own sorted plan of the same rows below it, as its one child:
+ * where the groups pass their memory (radik_group_select.c), the selection stops and the node
+ * returns that plan's rows instead (next_sorted_row), which the WindowAgg or Unique above it
+ * reads as it reads the node's own.
+ *
  * PostgreSQL 15 gives a custom scan a virtual scan slot and compiles its target list and quals for
  * it before BeginCustomScan runs; this node stores heap tuple copies in its scan slot, so it
  * replaces the slot with a heap tuple slot and compiles those expressions again for it.
@@ -294,6 +299,7 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 	if (groups != NIL)
 		begin_grouped(state, cscan, groups);
+	state->sorted_plan_eflags = eflags;
 	state->row_quals = selection_quals(cscan, state->keys, state->nkeys, state->selecting);
 	state->qual = ExecInitQual(state->row_quals, &node->ss.ps);
 
@@ -644,6 +650,7 @@ run_selection(RadikScanState *state)
 	}
 	else
 		radik_select_rows(&selection, &result);
+	state->over_memory = result.over_memory;
 	state->tids = result.tids;
 	state->carried = result.carried;
 	state->ntids = result.ntids;
@@ -806,9 +813,49 @@ radik_scan_recheck(ScanState *ss, TupleTableSlot *slot)
 	return true;
 }
 
+/*
+ * The next row of the sorted plan below the node, where the groups passed their memory, copied
+ * into the slot the node returns its rows in (its target list is the plan's, radik_planner.c).
+ * The plan is started on its first row, not with the node: most selections never need it, and
+ * EXPLAIN shows it only where it ran.
+ */
+static TupleTableSlot *
+next_sorted_row(CustomScanState *node)
+{
+	RadikScanState *state = (RadikScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	TupleTableSlot *row;
+	TupleTableSlot *result;
+
+	if (node->custom_ps == NIL)
+	{
+		EState	   *estate = node->ss.ps.state;
+		MemoryContext caller = MemoryContextSwitchTo(estate->es_query_cxt);
+
+		if (cscan->custom_plans == NIL)
+			elog(ERROR, "radik: grouped selection over memory without a sorted plan");
+		node->custom_ps = list_make1(ExecInitNode(linitial(cscan->custom_plans), estate,
+												  state->sorted_plan_eflags));
+		MemoryContextSwitchTo(caller);
+	}
+	row = ExecProcNode(linitial(node->custom_ps));
+	result = node->ss.ps.ps_ProjInfo != NULL ?
+		node->ss.ps.ps_ResultTupleSlot : node->ss.ss_ScanTupleSlot;
+
+	if (TupIsNull(row))
+		return ExecClearTuple(result);
+	return ExecCopySlot(result, row);
+}
+
 static TupleTableSlot *
 radik_scan_exec(CustomScanState *node)
 {
+	RadikScanState *state = (RadikScanState *) node;
+
+	if (state->grouped && !state->selected)
+		run_selection(state);
+	if (state->over_memory)
+		return next_sorted_row(node);
 	return ExecScan(&node->ss, radik_scan_next, radik_scan_recheck);
 }
 
@@ -826,12 +873,24 @@ radik_scan_end(CustomScanState *node)
 	state->ntids = 0;
 	if (node->ss.ss_ScanTupleSlot != NULL)
 		ExecClearTuple(node->ss.ss_ScanTupleSlot);
+	if (node->custom_ps != NIL)
+		ExecEndNode(linitial(node->custom_ps));
 }
 
 static void
 radik_scan_rescan(CustomScanState *node)
 {
 	RadikScanState *state = (RadikScanState *) node;
+
+	/* the sorted plan below, where it has returned rows: rewound, or run again */
+	if (node->custom_ps != NIL)
+	{
+		PlanState  *sorted = linitial(node->custom_ps);
+
+		if (node->ss.ps.chgParam != NULL)
+			UpdateChangedParamSet(sorted, node->ss.ps.chgParam);
+		ExecReScan(sorted);
+	}
 
 	/*
 	 * A rescan (the node under a correlated subquery or LATERAL) forgets the selection when a
@@ -848,6 +907,7 @@ radik_scan_rescan(CustomScanState *node)
 	}
 
 	state->selected = false;
+	state->over_memory = false;
 	state->tids = NULL;
 	state->carried = NULL;
 	state->ntids = 0;

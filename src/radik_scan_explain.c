@@ -180,6 +180,10 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							   state->totals.rows_scanned + state->totals.rows_rescanned, es);
 		if (state->grouped)
 			ExplainPropertyInteger("Groups", NULL, state->totals.groups, es);
+		/* Selections whose groups passed their memory: the plan below returned the rows. */
+		if (state->totals.groups_over_memory > 0)
+			ExplainPropertyInteger("Selections Over Memory", NULL,
+								   state->totals.groups_over_memory, es);
 		if (es->costs)
 			ExplainPropertyInteger("Rows Sent", NULL, state->totals.rows_sent, es);
 		/* Rows of the answer the scan carried whole, when rows are not made from keys. */

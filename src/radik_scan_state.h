@@ -35,6 +35,9 @@ typedef struct RadikScanState
 	RadikGroupSpec groups;		/* ... of these groups; groups.k is set per selection */
 	bool		k_exclusive;	/* grouped: the count excludes itself ("< k") */
 	bool		sort_candidates;	/* the selection's rows are sorted by all keys here */
+	bool		over_memory;	/* grouped: the groups passed their memory; the rows come
+								 * from the sorted plan below (custom_ps) */
+	int			sorted_plan_eflags;	/* the executor flags that plan starts with */
 
 	MemoryContext selection_context;	/* the selected TIDs; reset on rescan */
 	bool		selected;		/* has this scan's selection run? */

@@ -45,6 +45,7 @@ typedef struct RadikSelectResult
 	int64		null_keys_begin;	/* rows [null_keys_begin, null_keys_end) have NULL keys */
 	int64		null_keys_end;
 	bool		ordered;		/* a grouped selection's rows come in the order of all keys */
+	bool		over_memory;	/* a grouped selection's groups passed their memory: no rows */
 } RadikSelectResult;
 
 /* Which rows tied with the k-th a selection returns beyond k. */
@@ -86,7 +87,8 @@ extern void radik_select_rows(const RadikSelection *selection, RadikSelectResult
  * Select the best rows of each group instead (radik_group_select.c): per group of groups, the
  * rows before the cut at groups->k by selection->key (selection->k, ties and carry_bytes are not
  * used); the row ids in no order, or in order (result->ordered) where groups->order_rows asks for
- * it and the groups can.  Group key expressions are compiled for parent.
+ * it and the groups can; no rows, with result->over_memory, where the groups passed their memory
+ * (work_mem x hash_mem_multiplier a process).  Group key expressions are compiled for parent.
  */
 extern void radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 								PlanState *parent, RadikSelectResult *result);

@@ -234,14 +234,54 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET max_parallel_workers_per_gather;
 
--- A group key without statistics (a table not analyzed yet): PostgreSQL guesses 200 groups
--- however many there are, so radik declines where a group per row would not fit, and says why
--- under EXPLAIN (VERBOSE); once the table is analyzed, its 500 groups fit.
-CREATE TABLE radik_gr_unanalyzed WITH (autovacuum_enabled = off) AS
-	SELECT i AS id, (i * 7919 % 1000)::float8 AS v, i % 500 AS g FROM generate_series(1, 200000) i;
-SELECT radik_plan_lines('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1',
-						'(Sort Key|Custom Scan|RadiK Declined)');
+-- Groups beyond their memory (work_mem x hash_mem_multiplier in each process): the planner's
+-- estimate of the groups can be wrong, or a guess (a table not analyzed yet: PostgreSQL takes
+-- 200 groups however many there are), so radik's node holds PostgreSQL's own sorted plan below
+-- it.  Where the groups pass their memory, as 100000 groups do in 64kB, every process stops and
+-- the node returns that plan's rows: the same answers, in a backend alone and with workers,
+-- grouped by a key's bits and the general way, in a cursor walked both ways, and again on a
+-- rescan.
+CREATE TABLE radik_gr_unanalyzed WITH (autovacuum_enabled = off, parallel_workers = 2) AS
+	SELECT i AS id, (i * 7919 % 1000)::float8 AS v, i % 500 AS g, i % 100000 AS many,
+		   md5((i % 100000)::text) AS tg
+	FROM generate_series(1, 200000) i;
+SET work_mem = '64kB';
+SELECT line FROM radik_explain('SELECT * FROM (SELECT many, v, row_number() OVER (PARTITION BY many ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', true) line
+WHERE line ~ '(Custom Scan|Selections Over Memory|Sort \(|Seq Scan)';
+SELECT q, radik_compare(q, NULL, k) AS answer
+FROM (VALUES
+	('SELECT * FROM (SELECT many, v, row_number() OVER (PARTITION BY many ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', 'many, v, r'),
+	('SELECT * FROM (SELECT tg, v, id, rank() OVER (PARTITION BY tg ORDER BY v DESC) AS r FROM radik_gr_unanalyzed) s WHERE r <= 2', 'tg, v, r'),
+	('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_unanalyzed ORDER BY many, v, id', 'many, v, id'),
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', 'g, v, r')
+) t(q, k);
+SELECT radik_cursor_moves('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_unanalyzed WHERE many % 40 = 0 ORDER BY many, v, id', true, true) =
+	   radik_cursor_moves('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_unanalyzed WHERE many % 40 = 0 ORDER BY many, v, id', false, true) AS cursor_same;
+SELECT radik_compare('SELECT x, (SELECT sum(v) FROM (SELECT DISTINCT ON (many) many, v FROM radik_gr_unanalyzed WHERE many > x ORDER BY many, v) d) FROM generate_series(99990, 99993) x',
+					 NULL, NULL) AS rescanned;
+SET min_parallel_table_scan_size = 0;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT line FROM radik_explain('SELECT * FROM (SELECT tg, v, row_number() OVER (PARTITION BY tg ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', true) line
+WHERE line ~ '(Custom Scan|Workers Launched|Selections Over Memory)';
+SELECT q, radik_compare(q, NULL, k) AS answer
+FROM (VALUES
+	('SELECT * FROM (SELECT many, v, row_number() OVER (PARTITION BY many ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', 'many, v, r'),
+	('SELECT * FROM (SELECT tg, v, id, rank() OVER (PARTITION BY tg ORDER BY v DESC) AS r FROM radik_gr_unanalyzed) s WHERE r <= 2', 'tg, v, r'),
+	('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_unanalyzed ORDER BY many, v, id', 'many, v, id')
+) t(q, k);
+RESET min_parallel_table_scan_size;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET max_parallel_workers_per_gather;
+RESET work_mem;
+-- Once the table is analyzed, the planner knows that 100000 groups' rows would not fit, and
+-- keeps PostgreSQL's plan; the 500 groups fit.
 ANALYZE radik_gr_unanalyzed;
+SET work_mem = '64kB';
+SELECT radik_plan_uses_radik('SELECT * FROM (SELECT many, v, row_number() OVER (PARTITION BY many ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1') AS many_groups_uses_radik;
+RESET work_mem;
 SELECT radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1') AS analyzed;
 DROP TABLE radik_gr_unanalyzed;
 

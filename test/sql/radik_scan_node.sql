@@ -81,37 +81,8 @@ DROP ROLE regress_radik_scan_node;
 
 -- Cursors walk radik's rows backward as PostgreSQL's Sort lets them: FETCH BACKWARD, PRIOR,
 -- ABSOLUTE and LAST, in a SCROLL cursor (no Material node needed) and in a cursor declared
--- without SCROLL, which PostgreSQL makes scrollable whenever the plan can go backward.  The
--- walk is a list of moves; each move's rows (or its error) are recorded, with radik on and off.
-CREATE FUNCTION radik_cursor_moves(q text, use_radik boolean, scroll boolean) RETURNS text
-LANGUAGE plpgsql SET radik.force = on SET radik.enabled = on AS $$
-DECLARE
-	r record;
-	walk text := '';
-	move text;
-BEGIN
-	PERFORM set_config('radik.enabled', CASE WHEN use_radik THEN 'on' ELSE 'off' END, true);
-	IF radik_plan_uses_radik(q) IS DISTINCT FROM use_radik THEN
-		RETURN 'radik used: ' || NOT use_radik;
-	END IF;
-	EXECUTE format('DECLARE radik_walk %s CURSOR FOR %s',
-				   CASE WHEN scroll THEN 'SCROLL' ELSE '' END, q);
-	FOREACH move IN ARRAY ARRAY['NEXT', 'NEXT', 'PRIOR', 'PRIOR', 'PRIOR', 'FORWARD 4',
-								'BACKWARD 2', 'LAST', 'NEXT', 'PRIOR', 'FIRST', 'ABSOLUTE 5',
-								'RELATIVE -2', 'ABSOLUTE -2', 'BACKWARD ALL', 'FORWARD ALL',
-								'PRIOR'] LOOP
-		BEGIN
-			FOR r IN EXECUTE format('FETCH %s FROM radik_walk', move) LOOP
-				walk := walk || r::text || ' ';
-			END LOOP;
-		EXCEPTION WHEN OTHERS THEN
-			walk := walk || SQLERRM;
-		END;
-		walk := walk || '| ';
-	END LOOP;
-	EXECUTE 'CLOSE radik_walk';
-	RETURN walk;
-END $$;
+-- without SCROLL, which PostgreSQL makes scrollable whenever the plan can go backward
+-- (radik_setup's radik_cursor_moves).
 SELECT q, scroll, radik_cursor_moves(q, true, scroll) = radik_cursor_moves(q, false, scroll) AS same
 FROM unnest(ARRAY[
 	'SELECT id, few FROM radik_t ORDER BY few, id LIMIT 9',
@@ -123,7 +94,6 @@ FROM unnest(ARRAY[
 SET radik.force = on;
 EXPLAIN (COSTS OFF) DECLARE c SCROLL CURSOR FOR SELECT id FROM radik_t ORDER BY f8 LIMIT 5;
 RESET radik.force;
-DROP FUNCTION radik_cursor_moves(text, boolean, boolean);
 
 -- A rescan that changes none of the node's parameters returns the rows selected before, as a
 -- Sort rewinds (one selection: Rows Scanned counts the table once for all loops); a rescan that

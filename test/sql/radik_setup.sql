@@ -375,3 +375,35 @@ SELECT radik_compare('SELECT few, id FROM radik_t ORDER BY few LIMIT 3',
 SELECT radik_compare('SELECT id FROM radik_t ORDER BY id LIMIT -1') AS same_error;
 SELECT radik_compare('SELECT id FROM radik_t ORDER BY id LIMIT 1',
 					 'SELECT id FROM radik_t ORDER BY id LIMIT -1') AS different_error;
+
+-- A cursor's walk over stmt's rows, with radik on or off, in a SCROLL cursor or not: a list of
+-- moves (forward, backward, absolute, to either end), each move's rows (or its error) recorded.
+CREATE FUNCTION radik_cursor_moves(q text, use_radik boolean, scroll boolean) RETURNS text
+LANGUAGE plpgsql SET radik.force = on SET radik.enabled = on AS $$
+DECLARE
+	r record;
+	walk text := '';
+	move text;
+BEGIN
+	PERFORM set_config('radik.enabled', CASE WHEN use_radik THEN 'on' ELSE 'off' END, true);
+	IF radik_plan_uses_radik(q) IS DISTINCT FROM use_radik THEN
+		RETURN 'radik used: ' || NOT use_radik;
+	END IF;
+	EXECUTE format('DECLARE radik_walk %s CURSOR FOR %s',
+				   CASE WHEN scroll THEN 'SCROLL' ELSE '' END, q);
+	FOREACH move IN ARRAY ARRAY['NEXT', 'NEXT', 'PRIOR', 'PRIOR', 'PRIOR', 'FORWARD 4',
+								'BACKWARD 2', 'LAST', 'NEXT', 'PRIOR', 'FIRST', 'ABSOLUTE 5',
+								'RELATIVE -2', 'ABSOLUTE -2', 'BACKWARD ALL', 'FORWARD ALL',
+								'PRIOR'] LOOP
+		BEGIN
+			FOR r IN EXECUTE format('FETCH %s FROM radik_walk', move) LOOP
+				walk := walk || r::text || ' ';
+			END LOOP;
+		EXCEPTION WHEN OTHERS THEN
+			walk := walk || SQLERRM;
+		END;
+		walk := walk || '| ';
+	END LOOP;
+	EXECUTE 'CLOSE radik_walk';
+	RETURN walk;
+END $$;
