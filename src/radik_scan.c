@@ -299,7 +299,13 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 	if (groups != NIL)
 		begin_grouped(state, cscan, groups);
+	/*
+	 * Past their memory a grouped node's rows are the sorted plan's own slots (next_sorted_row),
+	 * so the plan above must not count on one kind of slot from this node.
+	 */
 	state->sorted_plan_eflags = eflags;
+	if (cscan->custom_plans != NIL)
+		node->ss.ps.resultopsfixed = false;
 	state->row_quals = selection_quals(cscan, state->keys, state->nkeys, state->selecting);
 	state->qual = ExecInitQual(state->row_quals, &node->ss.ps);
 
@@ -814,21 +820,18 @@ radik_scan_recheck(ScanState *ss, TupleTableSlot *slot)
 }
 
 /*
- * The next row of the sorted plan below the node, where the groups passed their memory, copied
- * into the slot the node returns its rows in (its target list is the plan's, radik_planner.c).
- * The plan is started on its first row, not with the node: most selections never need it, and
- * EXPLAIN shows it only where it ran.
+ * The next row of the sorted plan below the node, where the groups passed their memory: that
+ * plan's own slot, valid until the next call as any node's row is (its target list is the node's,
+ * radik_planner.c).  The plan is started on its first row, not with the node: most selections
+ * never need it, and EXPLAIN shows it only where it ran.
  */
 static TupleTableSlot *
 next_sorted_row(CustomScanState *node)
 {
-	RadikScanState *state = (RadikScanState *) node;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	TupleTableSlot *row;
-	TupleTableSlot *result;
-
 	if (node->custom_ps == NIL)
 	{
+		RadikScanState *state = (RadikScanState *) node;
+		CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 		EState	   *estate = node->ss.ps.state;
 		MemoryContext caller = MemoryContextSwitchTo(estate->es_query_cxt);
 
@@ -838,13 +841,7 @@ next_sorted_row(CustomScanState *node)
 												  state->sorted_plan_eflags));
 		MemoryContextSwitchTo(caller);
 	}
-	row = ExecProcNode(linitial(node->custom_ps));
-	result = node->ss.ps.ps_ProjInfo != NULL ?
-		node->ss.ps.ps_ResultTupleSlot : node->ss.ss_ScanTupleSlot;
-
-	if (TupIsNull(row))
-		return ExecClearTuple(result);
-	return ExecCopySlot(result, row);
+	return ExecProcNode(linitial(node->custom_ps));
 }
 
 static TupleTableSlot *
