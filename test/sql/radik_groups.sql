@@ -259,6 +259,21 @@ SELECT radik_cursor_moves('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_u
 	   radik_cursor_moves('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_unanalyzed WHERE many % 40 = 0 ORDER BY many, v, id', false, true) AS cursor_same;
 SELECT radik_compare('SELECT x, (SELECT sum(v) FROM (SELECT DISTINCT ON (many) many, v FROM radik_gr_unanalyzed WHERE many > x ORDER BY many, v) d) FROM generate_series(99990, 99993) x',
 					 NULL, NULL) AS rescanned;
+-- radik_topk's group_by runs the same window query, and falls back the same way (keys compared,
+-- since a group's two rows tie on v).
+SET radik.enabled = off;
+CREATE TEMP TABLE radik_gr_over_want AS
+	SELECT ROW(many, v)::text AS k, row_number() OVER (ORDER BY many) AS pos
+	FROM (SELECT many, v, row_number() OVER (PARTITION BY many ORDER BY v DESC) AS r
+		  FROM radik_gr_unanalyzed) s WHERE r <= 1;
+SET radik.enabled = on;
+CREATE TEMP TABLE radik_gr_over_got AS
+	SELECT ROW(many, v)::text AS k, row_number() OVER () AS pos
+	FROM radik_topk(NULL::radik_gr_unanalyzed, 'v', 1, group_by => 'many');
+SELECT count(*) AS rows, count(*) FILTER (WHERE w.k IS DISTINCT FROM g.k) AS different
+FROM radik_gr_over_want w FULL JOIN radik_gr_over_got g USING (pos);
+DROP TABLE radik_gr_over_want, radik_gr_over_got;
+
 SET min_parallel_table_scan_size = 0;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
