@@ -7,7 +7,10 @@
 -- workers, a row store that fills up (work_mem 64kB), the threshold seed on and off; over a table
 -- whose pages hold dead and updated rows, NULLs, TOASTed values, a dropped column and columns
 -- added after rows were written (missing attributes), over a plain all-visible one, and over a
--- partitioned table (radik's node on each partition, under a Merge Append).
+-- partitioned table (radik's node on each partition, under a Merge Append).  Then the best rows
+-- of each group: row_number(), rank() and dense_rank() under each form of cut, and DISTINCT ON,
+-- by group keys from a few groups to thousands (which pass 64kB of work_mem: the node then
+-- returns PostgreSQL's sorted plan's rows), with the same settings.
 --
 -- The generator is random but seeded (setseed), so every run asks the same questions; the
 -- answers are never written into this file: a query passes when radik's answer is PostgreSQL's
@@ -215,5 +218,106 @@ FROM radik_fz_results;
 SELECT stmt, settings, result
 FROM radik_fz_results
 WHERE result <> 'ok' AND result NOT LIKE 'same error: %';
+
+-- One generated question of the best rows of each group: a ranking function's cut over a
+-- window, or DISTINCT ON, on radik_fz1 or radik_fz2, with the group key, the sort keys and the
+-- ranks in the output (g1, k1, k2, r) so that rows tied on the keys compare by them.
+CREATE FUNCTION radik_fz_group_query(OUT stmt text, OUT keys text, OUT base text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	tbl text := radik_fz_pick(ARRAY['radik_fz1', 'radik_fz2']);
+	grp text := radik_fz_pick(ARRAY['m', 'a % 10', 'd % 50', 'pad', 'dt', 'id % 5000',
+									'a % 3, m % 4']);
+	key1 text := radik_fz_pick(ARRAY['b', 'c', 'e', 'g', 'w', 'tz', 'id', 'abs(c - 0.5)',
+									 'b * 2 - a', 'floor(c * 4)', 'pad COLLATE "C"']);
+	key2 text := radik_fz_pick(ARRAY['', '', 'id', 'id DESC']);
+	dir text := radik_fz_pick(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']);
+	fn text := radik_fz_pick(ARRAY['row_number', 'rank', 'dense_rank']);
+	k text := radik_fz_pick(ARRAY['1', '2', '3', '10']);
+	qual text := '';
+	group_list text;
+	select_list text;
+	order_by text;
+BEGIN
+	IF random() < 0.4 THEN
+		qual := ' WHERE ' || radik_fz_pick(ARRAY['a % 7 <> 0', 'c >= 0.25', 'id % 10 <> 0',
+												 'b IS NOT NULL']);
+	END IF;
+	SELECT string_agg(format('%s AS g%s', e, n), ', '), string_agg(format('g%s', n), ', ')
+		INTO group_list, keys
+		FROM unnest(string_to_array(grp, ', ')) WITH ORDINALITY AS x(e, n);
+	select_list := group_list || ', ' || key1 || ' AS k1';
+	order_by := key1 || dir;
+	keys := keys || ', k1';
+	IF key2 <> '' THEN
+		select_list := select_list || ', id AS k2';
+		order_by := order_by || ', ' || key2;
+		keys := keys || ', k2';
+	END IF;
+	IF random() < 0.7 THEN
+		stmt := format('SELECT * FROM (SELECT %s, %s() OVER (PARTITION BY %s ORDER BY %s) AS r FROM %s%s) s WHERE %s',
+					   select_list, fn, grp, order_by, tbl, qual,
+					   replace(radik_fz_pick(ARRAY['r <= K', 'r < K', 'r = 1', 'r BETWEEN 1 AND K',
+												   'r <= K AND k1 IS NOT NULL']), 'K', k));
+		keys := keys || ', r';
+		base := NULL;
+	ELSE
+		stmt := format('SELECT DISTINCT ON (%s) %s FROM %s%s ORDER BY %s, %s',
+					   grp, select_list, tbl, qual, grp, order_by);
+		base := format('SELECT %s FROM %s%s', select_list, tbl, qual);
+	END IF;
+END $$;
+
+-- Whose plan answered stmt: 'postgres', 'radik', or 'radik, over memory' where its groups
+-- passed their memory and the rows came from PostgreSQL's sorted plan below radik's node.
+CREATE FUNCTION radik_fz_group_plan(stmt text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	plan text := 'postgres';
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || stmt LOOP
+		IF line ~ 'Selections Over Memory' THEN
+			RETURN 'radik, over memory';
+		ELSIF line ~ 'RadiK Top-K' THEN
+			plan := 'radik';
+		END IF;
+	END LOOP;
+	RETURN plan;
+END $$;
+
+CREATE TEMP TABLE radik_fz_group_results (stmt text, settings text, plan text, result text);
+CREATE PROCEDURE radik_fz_group_run(n int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	q record;
+	settings text;
+BEGIN
+	FOR i IN 1..n LOOP
+		settings := format('max_parallel_workers_per_gather=%s work_mem=%s',
+						   radik_fz_pick(ARRAY['0', '2']), radik_fz_pick(ARRAY['64kB', '4MB']));
+		PERFORM set_config(split_part(s, '=', 1), split_part(s, '=', 2), true)
+			FROM unnest(string_to_array(settings, ' ')) s;
+		q := radik_fz_group_query();
+		-- radik may decline a question by the planner's estimate of its groups (64kB of work_mem)
+		INSERT INTO radik_fz_group_results
+			VALUES (q.stmt, settings, radik_fz_group_plan(q.stmt),
+					radik_compare(q.stmt, NULL, q.keys, q.base, false));
+		COMMIT;
+	END LOOP;
+END $$;
+
+CALL radik_fz_group_run(200);
+
+SELECT count(*) AS group_queries,
+	   count(*) FILTER (WHERE result = 'ok') AS agreed,
+	   count(*) FILTER (WHERE plan LIKE 'radik%') > count(*) / 2 AS most_used_radik,
+	   count(*) FILTER (WHERE plan LIKE 'radik%' AND stmt LIKE '%DISTINCT ON%') > 0
+		   AS some_distinct_on,
+	   count(*) FILTER (WHERE plan = 'radik, over memory') > 0 AS some_past_memory
+FROM radik_fz_group_results;
+SELECT stmt, settings, result
+FROM radik_fz_group_results
+WHERE result <> 'ok';
 
 DROP TABLE radik_fz1, radik_fz2, radik_fz2_rows, radik_fz3;
