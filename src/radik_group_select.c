@@ -159,29 +159,25 @@ radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *group
 		keys.econtext->ecxt_param_list_info = selection->econtext->ecxt_param_list_info;
 	set = radik_groups_create(&keys, groups->k, groups->cut, selection->key->nulls_first,
 							  CurrentMemoryContext);
-	if (!read_into_groups(selection, groups, set, &result->stats))
+	/* past their memory, no rows: the node returns PostgreSQL's sorted plan's instead */
+	result->over_memory = !read_into_groups(selection, groups, set, &result->stats);
+	result->stats.groups_over_memory = result->over_memory ? 1 : 0;
+	if (!result->over_memory)
 	{
-		result->over_memory = true;
-		result->stats.groups_over_memory = 1;
-		result->stats.groups = radik_groups_count(set);
-		radik_group_keys_end(&keys);
-		radik_groups_free(set);
-		result->stats.scan_ms = radik_elapsed_ms(start);
-		selection->econtext->ecxt_scantuple = saved_scantuple;
-		return;
+		result->ordered = groups->order_rows &&
+			radik_groups_sorted_rows(set, groups->order_descending, groups->order_nulls_first,
+									 &result->ntids, &ids);
+		if (!result->ordered)
+			result->ntids = radik_groups_rows(set, &ids);
+		result->tids = MemoryContextAllocHuge(CurrentMemoryContext,
+											  Max(result->ntids, 1) * sizeof(ItemPointerData));
+		for (int64 i = 0; i < result->ntids; i++)
+			radik_unpack_tid(ids[i], &result->tids[i]);
+		pfree(ids);
 	}
-
-	result->ordered = groups->order_rows &&
-		radik_groups_sorted_rows(set, groups->order_descending, groups->order_nulls_first,
-								 &result->ntids, &ids);
-	if (!result->ordered)
-		result->ntids = radik_groups_rows(set, &ids);
-	result->tids = MemoryContextAllocHuge(CurrentMemoryContext,
-										  Max(result->ntids, 1) * sizeof(ItemPointerData));
-	for (int64 i = 0; i < result->ntids; i++)
-		radik_unpack_tid(ids[i], &result->tids[i]);
 	result->stats.groups = radik_groups_count(set);
 	radik_group_keys_end(&keys);
+	radik_groups_free(set);		/* the row ids are copied out */
 	result->stats.rows_sent = result->ntids;
 	result->stats.scan_ms = radik_elapsed_ms(start);
 	selection->econtext->ecxt_scantuple = saved_scantuple;

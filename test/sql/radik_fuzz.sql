@@ -183,6 +183,22 @@ BEGIN
 	END IF;
 END $$;
 
+-- Generated settings for the rest of the transaction, as 'name=value ...': workers or none,
+-- a row store that fills up (64kB) or not, and, where seed, the threshold seed on or off.
+CREATE FUNCTION radik_fz_settings(seed boolean) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	settings text := format('max_parallel_workers_per_gather=%s work_mem=%s',
+							radik_fz_pick(ARRAY['0', '2']), radik_fz_pick(ARRAY['64kB', '4MB']));
+BEGIN
+	IF seed THEN
+		settings := settings || ' radik.threshold_seed=' || radik_fz_pick(ARRAY['on', 'off']);
+	END IF;
+	PERFORM set_config(split_part(s, '=', 1), split_part(s, '=', 2), true)
+		FROM unnest(string_to_array(settings, ' ')) s;
+	RETURN settings;
+END $$;
+
 -- Run n generated queries, each under generated settings and in a transaction of its own (so
 -- that the locks of each comparison's temporary tables are let go), into radik_fz_results.
 CREATE TEMP TABLE radik_fz_results (stmt text, settings text, result text);
@@ -193,11 +209,7 @@ DECLARE
 	settings text;
 BEGIN
 	FOR i IN 1..n LOOP
-		settings := format('max_parallel_workers_per_gather=%s work_mem=%s radik.threshold_seed=%s',
-						   radik_fz_pick(ARRAY['0', '2']), radik_fz_pick(ARRAY['64kB', '4MB']),
-						   radik_fz_pick(ARRAY['on', 'off']));
-		PERFORM set_config(split_part(s, '=', 1), split_part(s, '=', 2), true)
-			FROM unnest(string_to_array(settings, ' ')) s;
+		settings := radik_fz_settings(true);
 		q := radik_fz_query();
 		INSERT INTO radik_fz_results
 			VALUES (q.stmt, settings, radik_compare(q.stmt, NULL, q.keys, q.base));
@@ -294,10 +306,7 @@ DECLARE
 	settings text;
 BEGIN
 	FOR i IN 1..n LOOP
-		settings := format('max_parallel_workers_per_gather=%s work_mem=%s',
-						   radik_fz_pick(ARRAY['0', '2']), radik_fz_pick(ARRAY['64kB', '4MB']));
-		PERFORM set_config(split_part(s, '=', 1), split_part(s, '=', 2), true)
-			FROM unnest(string_to_array(settings, ' ')) s;
+		settings := radik_fz_settings(false);
 		q := radik_fz_group_query();
 		-- radik may decline a question by the planner's estimate of its groups (64kB of work_mem)
 		INSERT INTO radik_fz_group_results

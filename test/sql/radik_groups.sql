@@ -248,13 +248,13 @@ CREATE TABLE radik_gr_unanalyzed WITH (autovacuum_enabled = off, parallel_worker
 SET work_mem = '64kB';
 SELECT line FROM radik_explain('SELECT * FROM (SELECT many, v, row_number() OVER (PARTITION BY many ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', true) line
 WHERE line ~ '(Custom Scan|Selections Over Memory|Sort \(|Seq Scan)';
-SELECT q, radik_compare(q, NULL, k) AS answer
-FROM (VALUES
+CREATE TEMP TABLE radik_gr_over_questions (q text, k text);
+INSERT INTO radik_gr_over_questions VALUES
 	('SELECT * FROM (SELECT many, v, row_number() OVER (PARTITION BY many ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', 'many, v, r'),
 	('SELECT * FROM (SELECT tg, v, id, rank() OVER (PARTITION BY tg ORDER BY v DESC) AS r FROM radik_gr_unanalyzed) s WHERE r <= 2', 'tg, v, r'),
 	('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_unanalyzed ORDER BY many, v, id', 'many, v, id'),
-	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', 'g, v, r')
-) t(q, k);
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', 'g, v, r');
+SELECT q, radik_compare(q, NULL, k) AS answer FROM radik_gr_over_questions;
 SELECT radik_cursor_moves('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_unanalyzed WHERE many % 40 = 0 ORDER BY many, v, id', true, true) =
 	   radik_cursor_moves('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_unanalyzed WHERE many % 40 = 0 ORDER BY many, v, id', false, true) AS cursor_same;
 SELECT radik_compare('SELECT x, (SELECT sum(v) FROM (SELECT DISTINCT ON (many) many, v FROM radik_gr_unanalyzed WHERE many > x ORDER BY many, v) d) FROM generate_series(99990, 99993) x',
@@ -280,17 +280,13 @@ SET parallel_tuple_cost = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT line FROM radik_explain('SELECT * FROM (SELECT tg, v, row_number() OVER (PARTITION BY tg ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', true) line
 WHERE line ~ '(Custom Scan|Workers Launched|Selections Over Memory)';
-SELECT q, radik_compare(q, NULL, k) AS answer
-FROM (VALUES
-	('SELECT * FROM (SELECT many, v, row_number() OVER (PARTITION BY many ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', 'many, v, r'),
-	('SELECT * FROM (SELECT tg, v, id, rank() OVER (PARTITION BY tg ORDER BY v DESC) AS r FROM radik_gr_unanalyzed) s WHERE r <= 2', 'tg, v, r'),
-	('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_unanalyzed ORDER BY many, v, id', 'many, v, id')
-) t(q, k);
+SELECT q, radik_compare(q, NULL, k) AS answer FROM radik_gr_over_questions;
 RESET min_parallel_table_scan_size;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET max_parallel_workers_per_gather;
 RESET work_mem;
+DROP TABLE radik_gr_over_questions;
 -- Once the table is analyzed, the planner knows that 100000 groups' rows would not fit, and
 -- keeps PostgreSQL's plan; the 500 groups fit.
 ANALYZE radik_gr_unanalyzed;
