@@ -446,6 +446,8 @@ feed_table(RadikFeed *feed, uint64 engine_k, uint64 seed_need, RadikSelectStats 
 
 	stats->rows_scanned += extractor.rows_scanned;
 	stats->rows_matched += extractor.rows_matched;
+	stats->icu_table |= extractor.mapper.kind == RADIK_KEY_ICU;
+	stats->keys_from_icu += extractor.mapper.icu_conversions;
 	if (brin != NULL)
 	{
 		stats->brin_ranges_read += extractor.ranges_read;
@@ -454,7 +456,8 @@ feed_table(RadikFeed *feed, uint64 engine_k, uint64 seed_need, RadikSelectStats 
 	radik_extract_end(&extractor);
 	if (workers != NULL)
 	{
-		radik_parallel_end(workers, &stats->rows_scanned, &stats->rows_matched);
+		radik_parallel_end(workers, &stats->rows_scanned, &stats->rows_matched,
+						   &stats->keys_from_icu);
 		feed->workers = NULL;
 	}
 }
@@ -651,6 +654,8 @@ radik_select_stats_add(RadikSelectStats *totals, const RadikSelectStats *one)
 	totals->gpu_fallbacks += one->gpu_fallbacks;
 	totals->groups += one->groups;
 	totals->groups_over_memory += one->groups_over_memory;
+	totals->icu_table |= one->icu_table;
+	totals->keys_from_icu += one->keys_from_icu;
 	totals->scan_ms += one->scan_ms;
 	totals->copy_ms += one->copy_ms;
 	totals->select_ms += one->select_ms;

@@ -77,6 +77,8 @@ typedef struct RadikSelectStats
 	int64		gpu_fallbacks;	/* selections run again on the CPU: the GPU was out of memory */
 	int64		groups;			/* a grouped selection's groups */
 	int64		groups_over_memory;	/* grouped selections whose groups passed their memory */
+	bool		icu_table;		/* the key's ICU collation has a table (radik_icu_keys.h) */
+	int64		keys_from_icu;	/* of its keys, those the table did not cover */
 	double		scan_ms;		/* reading the heap and computing keys */
 	double		copy_ms;		/* handing chunks to the engine */
 	double		select_ms;		/* the engine's selection after the last chunk */

@@ -29,9 +29,11 @@
  *
  * For "C" and bytea, and for uuid, the mapper makes the same 8 bytes itself, without the
  * converter's bookkeeping (it hashes every value for its estimate): that is most of the time a
- * scan of a text key spends.  Whether PostgreSQL's converter agrees is checked once per mapper on
- * a few probe values, and where it does not, the converter is used.  Only the first 8 bytes of a
- * compressed or TOASTed text or bytea value are read (detoast_attr_slice).
+ * scan of a text key spends.  Under an ICU collation it makes them from the collation's table of
+ * ASCII characters where the string allows (radik_icu_keys.h), and asks the converter for the
+ * rest.  Whether PostgreSQL's converter agrees is checked once per mapper on a few probe values,
+ * and where it does not, the converter is used.  Only the first 8 bytes of a compressed or
+ * TOASTed text or bytea value are read (detoast_attr_slice).
  *
  * The converter keeps state between calls (its buffers, in the SortSupport's memory context),
  * so each mapper prepares its own, once per scan, in each parallel worker too; what a call
@@ -62,6 +64,7 @@
 #include "utils/syscache.h"
 #include "utils/uuid.h"
 
+#include "radik_icu_keys.h"
 #include "radik_key_mapper.h"
 
 /* Conversions between two resets of the conversion context, one value at a time. */
@@ -257,6 +260,36 @@ abbreviated_key(RadikKeyMapper *mapper, Datum value)
 	}
 }
 
+/*
+ * A text value's key under an ICU collation: from the collation's table where the value is a
+ * plain (not compressed, not TOASTed) string it covers, else from the converter.
+ */
+static inline uint64
+icu_key(RadikKeyMapper *mapper, Datum value)
+{
+	struct varlena *stored = (struct varlena *) DatumGetPointer(value);
+	uint64		key;
+
+	if (likely(!VARATT_IS_EXTERNAL(stored) && !VARATT_IS_COMPRESSED(stored)))
+	{
+		const char *data = VARDATA_ANY(stored);
+		int			len = VARSIZE_ANY_EXHDR(stored);
+
+		if (mapper->bpchar)
+		{
+			while (len > 0 && data[len - 1] == ' ')
+				len--;
+		}
+		if (radik_icu_prefix(mapper->icu, (const unsigned char *) data, len, &key))
+			return key;
+	}
+	key = abbreviated_key(mapper, value);
+	mapper->icu_conversions++;
+	if (++mapper->conversions % CONVERSIONS_PER_RESET == 0)
+		MemoryContextReset(mapper->convert_context);
+	return key;
+}
+
 /* Read the enum's labels and rank them by their sort order. */
 static int
 compare_sort_orders(const void *a, const void *b)
@@ -330,13 +363,15 @@ enum_key(RadikKeyMapper *mapper, Datum value)
 }
 
 /*
- * Does the mapper's own key (RADIK_KEY_BYTES or RADIK_KEY_UUID) agree with PostgreSQL's
- * converter, prepared in ssup, on a few values that tell byte order from any collation's?
+ * Does the mapper's own key (RADIK_KEY_BYTES, RADIK_KEY_UUID or RADIK_KEY_ICU) agree with
+ * PostgreSQL's converter, prepared in ssup, on a few values that tell byte order from any
+ * collation's?
  */
 static bool
 own_keys_agree(RadikKeyMapper *mapper)
 {
-	static const char *const probes[] = {"", "a", "B", "radik k", "radik key", "Zz  ", "zZ"};
+	static const char *const probes[] = {"", "a", "B", "radik k", "radik key", "Zz  ", "zZ",
+		"radik keys 0123", "RADIK_KEYS-4567", "lLlLlLlLlL"};
 
 	if (mapper->kind == RADIK_KEY_UUID)
 	{
@@ -349,8 +384,10 @@ own_keys_agree(RadikKeyMapper *mapper)
 	for (int i = 0; i < lengthof(probes); i++)
 	{
 		Datum		probe = PointerGetDatum(cstring_to_text(probes[i]));
+		uint64		own = mapper->kind == RADIK_KEY_ICU ? icu_key(mapper, probe) :
+			bytes_key(probe, mapper->bpchar);
 
-		if (bytes_key(probe, mapper->bpchar) != abbreviated_key(mapper, probe))
+		if (own != abbreviated_key(mapper, probe))
 			return false;
 	}
 	return true;
@@ -441,10 +478,17 @@ radik_key_mapper_init(RadikKeyMapper *mapper, const RadikSortKey *key)
 		mapper->kind = RADIK_KEY_BYTES;
 		mapper->bpchar = key->type == BPCHAROID;
 	}
+	else if ((key->type == TEXTOID || key->type == BPCHAROID) &&
+			 (mapper->icu = radik_icu_table(key->collation)) != NULL)
+	{
+		mapper->kind = RADIK_KEY_ICU;
+		mapper->bpchar = key->type == BPCHAROID;
+	}
 	if (mapper->kind != RADIK_KEY_ABBREVIATED &&
 		(mapper->abbrev_signedness != 0 || !own_keys_agree(mapper)))
 		mapper->kind = RADIK_KEY_ABBREVIATED;
 	MemoryContextReset(mapper->convert_context);
+	mapper->icu_conversions = 0;	/* the probes' */
 }
 
 uint64
@@ -459,6 +503,9 @@ radik_key_mapper_one(RadikKeyMapper *mapper, Datum value)
 			break;
 		case RADIK_KEY_UUID:
 			key = uuid_key(value);
+			break;
+		case RADIK_KEY_ICU:
+			key = icu_key(mapper, value);
 			break;
 		case RADIK_KEY_ENUM:
 			return enum_key(mapper, value);
@@ -491,6 +538,10 @@ radik_key_mapper_many(RadikKeyMapper *mapper, Datum *values, int n, uint64 *keys
 		case RADIK_KEY_UUID:
 			for (int i = 0; i < n; i++)
 				keys[i] = uuid_key(values[i]) ^ flip;
+			break;
+		case RADIK_KEY_ICU:
+			for (int i = 0; i < n; i++)
+				keys[i] = icu_key(mapper, values[i]) ^ flip;
 			break;
 		case RADIK_KEY_ENUM:
 			for (int i = 0; i < n; i++)

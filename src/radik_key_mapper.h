@@ -28,6 +28,7 @@ typedef enum RadikKeyKind
 	RADIK_KEY_PLAIN,			/* a stateless map of radik_datum_keys.h */
 	RADIK_KEY_BYTES,			/* text, bytea under "C": the first 8 bytes, as abbreviated */
 	RADIK_KEY_UUID,				/* uuid: its first 8 bytes, as uuid_abbrev_convert makes them */
+	RADIK_KEY_ICU,				/* an ICU collation: its ASCII table, else the converter */
 	RADIK_KEY_ABBREVIATED,		/* any other collation: PostgreSQL's abbrev_converter */
 	RADIK_KEY_ENUM				/* an enum: the rank of its sort order */
 } RadikKeyKind;
@@ -46,12 +47,15 @@ typedef struct RadikKeyMapper
 	int			key_bytes;		/* 4 or 8 */
 	RadikKeyMap map;			/* RADIK_KEY_PLAIN */
 	RadikKeyMapMany map_many;
-	bool		bpchar;			/* RADIK_KEY_BYTES: char(n), whose trailing spaces do not count */
-	/* RADIK_KEY_ABBREVIATED: the sort support, and how its abbreviated Datums compare */
+	bool		bpchar;			/* RADIK_KEY_BYTES, _ICU: char(n), whose trailing spaces do not
+								 * count */
+	const struct RadikIcuTable *icu;	/* RADIK_KEY_ICU */
+	/* RADIK_KEY_ABBREVIATED, _ICU: the sort support, and how its abbreviated Datums compare */
 	SortSupportData ssup;
 	int			abbrev_signedness;	/* 0 unsigned, 1 signed 64-bit, 2 signed 32-bit */
 	MemoryContext convert_context;	/* the converter runs in it; reset after every page */
 	uint64		conversions;	/* one value at a time, since the last reset */
+	int64		icu_conversions;	/* RADIK_KEY_ICU: values the table did not cover */
 	/* RADIK_KEY_ENUM */
 	Oid			enum_type;
 	RadikEnumRank *ranks;		/* by label OID */

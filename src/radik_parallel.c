@@ -91,6 +91,7 @@ typedef struct RadikParallelShared
 	slock_t		mutex;			/* protects the totals below */
 	int64		rows_scanned;
 	int64		rows_matched;
+	int64		keys_from_icu;	/* RadikSelectStats */
 
 	/* the parallel table scan follows, MAXALIGN'd */
 } RadikParallelShared;
@@ -408,7 +409,8 @@ radik_parallel_receive_groups(RadikParallelScan *pscan, char **data, Size *size,
 }
 
 void
-radik_parallel_end(RadikParallelScan *pscan, int64 *rows_scanned, int64 *rows_matched)
+radik_parallel_end(RadikParallelScan *pscan, int64 *rows_scanned, int64 *rows_matched,
+				   int64 *keys_from_icu)
 {
 	for (int i = 0; i < pscan->nqueues; i++)
 	{
@@ -421,6 +423,7 @@ radik_parallel_end(RadikParallelScan *pscan, int64 *rows_scanned, int64 *rows_ma
 		InstrAccumParallelQuery(&pscan->buffer_usage[i], &pscan->wal_usage[i]);
 	*rows_scanned += pscan->shared->rows_scanned;
 	*rows_matched += pscan->shared->rows_matched;
+	*keys_from_icu += pscan->shared->keys_from_icu;
 	DestroyParallelContext(pscan->pcxt);
 	pfree(pscan->queues);
 	pfree(pscan);
@@ -601,6 +604,7 @@ done:
 	SpinLockAcquire(&shared->mutex);
 	shared->rows_scanned += extractor.rows_scanned;
 	shared->rows_matched += extractor.rows_matched;
+	shared->keys_from_icu += extractor.mapper.icu_conversions;
 	SpinLockRelease(&shared->mutex);
 
 	radik_extract_end(&extractor);

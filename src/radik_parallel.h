@@ -88,10 +88,11 @@ extern bool radik_parallel_receive_groups(RadikParallelScan *pscan, char **data,
 										  bool wait, bool *all_done);
 
 /*
- * Wait for the workers to exit, add up the rows they scanned and matched, and release
- * everything.  An error in a worker is raised here, if not before.
+ * Wait for the workers to exit, add up the rows they scanned and matched and the keys they
+ * asked ICU for (RadikSelectStats), and release everything.  An error in a worker is raised
+ * here, if not before.
  */
 extern void radik_parallel_end(RadikParallelScan *pscan, int64 *rows_scanned,
-							   int64 *rows_matched);
+							   int64 *rows_matched, int64 *keys_from_icu);
 
 #endif							/* RADIK_PARALLEL_H */

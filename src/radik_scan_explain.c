@@ -186,6 +186,9 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								   state->totals.groups_over_memory, es);
 		if (es->costs)
 			ExplainPropertyInteger("Rows Sent", NULL, state->totals.rows_sent, es);
+		/* Under an ICU collation, the keys its table of ASCII characters did not make. */
+		if (es->costs && state->totals.icu_table)
+			ExplainPropertyInteger("Keys From ICU", NULL, state->totals.keys_from_icu, es);
 		/* Rows of the answer the scan carried whole, when rows are not made from keys. */
 		if (es->costs && !state->output_from_keys)
 			ExplainPropertyInteger("Rows Carried", NULL, state->rows_carried, es);

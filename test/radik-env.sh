@@ -26,7 +26,7 @@ radik_need_root() {
 }
 
 radik_install_packages() {
-	local wanted="postgresql-$PG_VERSION postgresql-server-dev-$PG_VERSION postgresql-client-$PG_VERSION libipc-run-perl make gcc python3"
+	local wanted="postgresql-$PG_VERSION postgresql-server-dev-$PG_VERSION postgresql-client-$PG_VERSION libicu-dev libipc-run-perl make gcc python3"
 	local missing=""
 	for p in $wanted; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

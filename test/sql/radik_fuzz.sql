@@ -1,16 +1,17 @@
 -- radik_fuzz: hundreds of generated queries, each compared with PostgreSQL's own answer
 -- (radik_compare in radik_setup.sql), to reach the combinations the hand-written tests do not
 -- list: sort keys of every supported type (text through the pad column, whose values tie on
--- their first 8 bytes, or are TOASTed) and expressions over them, both directions and NULL
--- placements, a second key, OFFSET, FETCH FIRST ... WITH TIES, WHERE clauses that radik runs on
--- raw column values and others, whole rows and key-only output, with and without parallel
--- workers, a row store that fills up (work_mem 64kB), the threshold seed on and off; over a table
--- whose pages hold dead and updated rows, NULLs, TOASTed values, a dropped column and columns
--- added after rows were written (missing attributes), over a plain all-visible one, and over a
--- partitioned table (radik's node on each partition, under a Merge Append).  Then the best rows
--- of each group: row_number(), rank() and dense_rank() under each form of cut, and DISTINCT ON,
--- by group keys from a few groups to thousands (which pass 64kB of work_mem: the node then
--- returns PostgreSQL's sorted plan's rows), with the same settings.
+-- their first 8 bytes, or are TOASTed, also under an ICU collation where PostgreSQL has ICU) and
+-- expressions over them, both directions and NULL placements, a second key, OFFSET, FETCH FIRST
+-- ... WITH TIES, WHERE clauses that radik runs on raw column values and others, whole rows and
+-- key-only output, with and without parallel workers, a row store that fills up (work_mem 64kB),
+-- the threshold seed on and off; over a table whose pages hold dead and updated rows, NULLs,
+-- TOASTed values, a dropped column and columns added after rows were written (missing
+-- attributes), over a plain all-visible one, and over a partitioned table (radik's node on each
+-- partition, under a Merge Append).  Then the best rows of each group: row_number(), rank() and
+-- dense_rank() under each form of cut, and DISTINCT ON, by group keys from a few groups to
+-- thousands (which pass 64kB of work_mem: the node then returns PostgreSQL's sorted plan's
+-- rows), with the same settings.
 --
 -- The generator is random but seeded (setseed), so every run asks the same questions; the
 -- answers are never written into this file: a query passes when radik's answer is PostgreSQL's
@@ -121,6 +122,9 @@ CREATE FUNCTION radik_fz_query(OUT stmt text, OUT keys text, OUT base text)
 LANGUAGE plpgsql AS $$
 DECLARE
 	tbl text := radik_fz_pick(ARRAY['radik_fz1', 'radik_fz2', 'radik_fz3']);
+	icu_keys text[] := CASE WHEN EXISTS (SELECT FROM pg_collation WHERE collname = 'und-x-icu')
+		THEN ARRAY['pad COLLATE "und-x-icu"', '(upper(pad) || a) COLLATE "und-x-icu"']
+		ELSE '{}' END;
 	key1 text := radik_fz_pick(ARRAY['a', 'b', 'c', 'd', 'e', 'g', 'id', 'm', 'w', 'dt', 'tz',
 									 'tm', 'b * 2 - a', 'abs(c - 0.5)', 'a % 7', 'g / 1000 + d',
 									 'e - interval ''1 day'' * a', 'c::float8 + coalesce(w, 0)',
@@ -129,7 +133,8 @@ DECLARE
 									 'pad', 'pad COLLATE "C"', 'upper(pad) || a', 'left(pad, 9)',
 									 'md5(a::text)::uuid', 'a > 0', 'interval ''1 ms'' * (a % 50)',
 									 'e - timestamp ''2000-01-01''',
-									 '(''10.0.'' || abs(a % 256) || ''.'' || abs(d % 256))::inet']);
+									 '(''10.0.'' || abs(a % 256) || ''.'' || abs(d % 256))::inet']
+							   || icu_keys);
 	key2 text := radik_fz_pick(ARRAY['', '', 'id', 'id DESC', 'a', 'c DESC']);
 	dir text := radik_fz_pick(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']);
 	rest text := radik_fz_pick(ARRAY['*, ', 'id, ', '']);
