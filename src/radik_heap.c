@@ -1,7 +1,7 @@
 /*
  * radik_heap.c
- *	  Reading a column straight from a heap tuple (radik_heap.h): where it lies, or from which
- *	  column its offset is walked.
+ *	  Reading a column straight from a heap tuple (radik_heap.h): where it lies, from which
+ *	  column its offset is walked, or whether it ends the row.
  */
 #include "postgres.h"
 
@@ -30,6 +30,7 @@ radik_column_reader_init(RadikColumnReader *column, Relation rel, AttrNumber att
 	column->fixed_offset = -1;
 	column->walk_first = -1;
 	column->walk_offset = 0;
+	column->at_row_end = attnum == desc->natts && target->attlen > 0;
 	for (int i = 0; i < attnum; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);

@@ -73,6 +73,11 @@ typedef struct RadikColumnReader
 	 */
 	int16		walk_first;
 	int32		walk_offset;
+	/*
+	 * A fixed-width column after variable-width ones that is the table's last: in a row without
+	 * NULLs that has every column, it ends where the row ends, so it is read from there.
+	 */
+	bool		at_row_end;
 } RadikColumnReader;
 
 /* Prepare to read column attnum of rel straight from its tuples. */
@@ -124,6 +129,10 @@ radik_read_column(const RadikColumnReader *column, HeapTuple tuple, bool *isnull
 		if (column->fixed_offset >= 0)
 			return fetch_att((char *) header + header->t_hoff + column->fixed_offset,
 							 column->byval, column->len);
+		/* the row's length is its header's and its columns', the last one's end included */
+		if (column->at_row_end && HeapTupleHeaderGetNatts(header) == column->attnum)
+			return fetch_att((char *) header + tuple->t_len - column->len, column->byval,
+							 column->len);
 		return radik_walk_to_column(column, header);
 	}
 	/* NULLs, or a column added after the row was written */

@@ -122,7 +122,7 @@ DROP TABLE radik_layout;
 -- Keys after variable-width columns, whose offsets each row's values decide: short values (one
 -- header byte, never padded), long ones (four header bytes, aligned), empty ones, values stored
 -- out of line or compressed, a numeric and a text column before keys of every alignment, rows
--- with NULLs before the key, and a column added after rows exist.
+-- with NULLs before the key, and a column added after rows exist (the last column).
 CREATE TABLE radik_walk (id int4 NOT NULL, t1 text, c1 "char", n1 numeric, k1 int2, t2 varchar,
 	k2 int8, b1 bytea, k3 float8, k4 uuid, t3 text, k5 int4, k6 text, k7 numeric);
 ALTER TABLE radik_walk ALTER COLUMN b1 SET STORAGE EXTERNAL;
@@ -151,9 +151,14 @@ FROM unnest(ARRAY[
 	'SELECT id, k3 FROM radik_walk WHERE k1 > 0 ORDER BY k3 DESC, id LIMIT 20',
 	'SELECT id, k5 FROM radik_walk WHERE k2 < 0 AND k5 <> 7 ORDER BY k5, id LIMIT 20'
 	]) AS q;
+-- The added column is the last, and is read from the end of the rows that hold it, with or
+-- without NULLs before it.
 ALTER TABLE radik_walk ADD COLUMN k8 int8 NOT NULL DEFAULT 42;
 INSERT INTO radik_walk (id, t1, k1, k2, k3, k5, k6, k8)
 SELECT id + 2000, t1, k1, k2, k3, k5, k6, k5 * 10 FROM radik_walk WHERE id % 7 = 0;
+INSERT INTO radik_walk
+SELECT id + 4000, t1, c1, n1, k1, t2, k2, b1, k3, k4, t3, k5, k6, k7, (id * 7) % 1001 - 500
+FROM radik_walk WHERE id <= 2000 AND id % 3 <> 0;
 SELECT * FROM radik_layout_checks(ARRAY['k3', 'k5', 'k6', 'k8'], 'radik_walk');
 DROP FUNCTION radik_layout_checks(text[], text);
 DROP TABLE radik_walk;
