@@ -8,9 +8,9 @@
 -- (Turkish), that compare case-insensitively; on strings of every printable ASCII character,
 -- shorter and longer than a key's 8 bytes, sharing long prefixes, with a character that is not
 -- ASCII at every position from the first to the thirteenth, with a contraction across the 8th
--- byte, in text and in char(n).  EXPLAIN ANALYZE's "Keys From ICU" shows which keys the table
--- made.  A PostgreSQL built without ICU has none of these collations and prints only 'ok'
--- (radik_icu_keys_1.out).
+-- byte, in text and in char(n); then under every ICU collation PostgreSQL has.  EXPLAIN
+-- ANALYZE's "Keys From ICU" shows which keys the table made.  A PostgreSQL built without ICU has
+-- none of these collations and prints no failure and no counts (radik_icu_keys_1.out).
 LOAD 'radik';
 SET radik.force = on;
 
@@ -131,6 +131,35 @@ SET max_parallel_workers_per_gather = 0;
 SELECT quals, radik_ik_keys_from_icu('radik_ik_1', quals) AS root,
 	   radik_ik_keys_from_icu('radik_ik_7', quals) AS numeric
 FROM unnest(ARRAY['id % 10 = 0', 'id % 10 = 8', 'id % 10 = 5', 'id % 10 = 7']) quals;
+
+-- Every ICU collation this PostgreSQL has (hundreds of locales, each with its own contractions,
+-- expansions and orders), in both directions; a transaction per collation, so that the
+-- comparisons' temporary tables let their locks go.
+CREATE TEMP TABLE radik_ik_every (coll name, result text);
+CREATE PROCEDURE radik_ik_every_collation()
+LANGUAGE plpgsql AS $$
+DECLARE
+	coll name;
+BEGIN
+	FOR coll IN SELECT collname FROM pg_collation
+				WHERE collprovider = 'i'
+				  AND collencoding IN (-1, pg_char_to_encoding(current_setting('server_encoding')))
+	LOOP
+		INSERT INTO radik_ik_every
+		SELECT coll, radik_compare(format('SELECT id, s FROM radik_ik ORDER BY s COLLATE %I%s, id '
+										  'LIMIT 50', coll, dir))
+		FROM unnest(ARRAY['', ' DESC']) dir;
+		COMMIT;
+	END LOOP;
+END $$;
+CALL radik_ik_every_collation();
+SELECT count(DISTINCT coll) = (SELECT count(*) FROM pg_collation WHERE collprovider = 'i'
+							   AND collencoding IN (-1, pg_char_to_encoding(current_setting('server_encoding'))))
+		   AS every_collation,
+	   count(*) FILTER (WHERE result <> 'ok') AS failed
+FROM radik_ik_every;
+SELECT coll, result FROM radik_ik_every WHERE result <> 'ok' ORDER BY coll;
+DROP PROCEDURE radik_ik_every_collation();
 RESET max_parallel_workers_per_gather;
 
 DROP FUNCTION radik_ik_keys_from_icu(text, text);
