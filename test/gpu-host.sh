@@ -8,6 +8,11 @@
 #   explain  an EXPLAIN ANALYZE that shows where the selection ran, and that a selection the GPU
 #            cannot hold (radik.gpu_memory_limit) is run again on the CPU
 # usage: bash test/gpu-host.sh [steps...]   (default: engine regress explain)
+# The bundle has no ICU headers, without which radik keys ICU collations through ICU alone
+# (radik_icu_keys.h): to build as a user would, copy /usr/include/unicode of a machine with
+# libicu-dev of the bundle's ICU version into .icu-headers/, carry it, and export
+# COPT=-I$PWD/.icu-headers first (else the regression test radik_icu_keys, which expects the
+# tables wherever PostgreSQL has ICU, fails).
 set -uo pipefail
 OUT=${OUT:-/tmp/radik-gpu-out}
 mkdir -p "$OUT"
