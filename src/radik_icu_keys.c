@@ -112,7 +112,8 @@ icu_primary(const UCollator *collator, unsigned char c)
 /*
  * Leave out of table the first characters of collator's contractions and prefix mappings
  * (except where the second is not ASCII: the first is then a starter) and its expansions.
- * False where ICU could not say.
+ * False where ICU could not say, or where a contraction is longer than the buffer that would
+ * hold its first characters (ICU then copies none of it).
  */
 static bool
 drop_contractions(const UCollator *collator, RadikIcuTable *table)
@@ -122,7 +123,10 @@ drop_contractions(const UCollator *collator, RadikIcuTable *table)
 	UErrorCode status = U_ZERO_ERROR;
 	int32_t		items;
 
-	ucol_getContractionsAndExpansions(collator, contractions, expansions, true, &status);
+	if (contractions == NULL || expansions == NULL)
+		status = U_MEMORY_ALLOCATION_ERROR;
+	else
+		ucol_getContractionsAndExpansions(collator, contractions, expansions, true, &status);
 	items = U_SUCCESS(status) ? uset_getItemCount(contractions) : 0;
 	for (int32_t i = 0; i < items && U_SUCCESS(status); i++)
 	{
@@ -132,12 +136,8 @@ drop_contractions(const UCollator *collator, RadikIcuTable *table)
 		int32_t		len = uset_getItem(contractions, i, &start, &end, string, lengthof(string),
 									   &status);
 
-		if (status == U_BUFFER_OVERFLOW_ERROR)
-		{
-			/* a contraction longer than the buffer: its first characters are enough */
-			status = U_ZERO_ERROR;
-			len = lengthof(string);
-		}
+		if (U_FAILURE(status))
+			break;
 		if (len == 0)
 		{
 			/* single code points: characters with a prefix mapping of their own */
@@ -162,8 +162,10 @@ drop_contractions(const UCollator *collator, RadikIcuTable *table)
 		if (uset_contains(expansions, c))
 			table->flags[c] = 0;
 	}
-	uset_close(contractions);
-	uset_close(expansions);
+	if (contractions != NULL)
+		uset_close(contractions);
+	if (expansions != NULL)
+		uset_close(expansions);
 	return U_SUCCESS(status);
 }
 
@@ -261,16 +263,15 @@ table_checks_out(const UCollator *collator, const RadikIcuTable *table)
 	return true;
 }
 
-/* The table of collator, or NULL where it has none; palloc'd in the current context. */
-static RadikIcuTable *
-make_table(const UCollator *collator)
+/* Fill the zeroed table of collator; false where it has none. */
+static bool
+fill_table(const UCollator *collator, RadikIcuTable *table)
 {
-	RadikIcuTable *table = palloc0(sizeof(RadikIcuTable));
 	UErrorCode status = U_ZERO_ERROR;
 	bool		numeric = ucol_getAttribute(collator, UCOL_NUMERIC_COLLATION, &status) == UCOL_ON;
 
 	if (U_FAILURE(status))
-		return NULL;
+		return false;
 	for (int c = 1; c < 128; c++)
 	{
 		table->primary[c] = icu_primary(collator, (unsigned char) c);
@@ -278,7 +279,7 @@ make_table(const UCollator *collator)
 			table->flags[c] = RADIK_ICU_SIMPLE;
 	}
 	if (!drop_contractions(collator, table))
-		return NULL;
+		return false;
 	for (int c = 1; c < 128; c++)
 	{
 		if ((table->flags[c] & RADIK_ICU_SIMPLE) && !learn_compression(collator, table, c))
@@ -289,9 +290,19 @@ make_table(const UCollator *collator)
 		if (table->flags[c] == RADIK_ICU_SIMPLE && (table->primary[c] & 0x00FFFFFF) == 0)
 			table->one_byte[c] = (uint8) (table->primary[c] >> 24);
 	}
-	if (!table_checks_out(collator, table))
-		return NULL;
-	return table;
+	return table_checks_out(collator, table);
+}
+
+/* The table of collator, or NULL where it has none; palloc'd in the current context. */
+static RadikIcuTable *
+make_table(const UCollator *collator)
+{
+	RadikIcuTable *table = palloc0(sizeof(RadikIcuTable));
+
+	if (fill_table(collator, table))
+		return table;
+	pfree(table);
+	return NULL;
 }
 
 const RadikIcuTable *
