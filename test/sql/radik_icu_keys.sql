@@ -7,8 +7,9 @@
 -- whose punctuation is ignored, that expand letters (German phone book), that treat "i" apart
 -- (Turkish), that compare case-insensitively; on strings of every printable ASCII character,
 -- shorter and longer than a key's 8 bytes, sharing long prefixes, with a character that is not
--- ASCII at every position from the first to the thirteenth, with a contraction across the 8th
--- byte, in text and in char(n); then under every ICU collation PostgreSQL has.  EXPLAIN
+-- ASCII at every position from the first to the thirteenth, with tabs, with a
+-- contraction across the 8th byte, in text and in char(n); then under every ICU collation
+-- PostgreSQL has.  EXPLAIN
 -- ANALYZE's "Keys From ICU" shows which keys the table made.  A PostgreSQL built without ICU has
 -- none of these collations and prints no failure and no counts (radik_icu_keys_1.out).
 LOAD 'radik';
@@ -37,14 +38,16 @@ FROM generate_series(1, 6000) i,
 		WHEN 6 THEN translate(md5(i::text), 'ab', ' -') || '.' || (i % 9)
 		WHEN 7 THEN left(md5(i::text), i % 9)
 		WHEN 8 THEN 'sharedprefix' || (i % 53)
-		ELSE CASE WHEN i % 20 = 9 THEN NULL ELSE '' END
+		ELSE CASE i % 30 WHEN 9 THEN NULL WHEN 19 THEN ''
+			 ELSE (ARRAY['ab', E'ab\t', 'ab ', E'ab\t ', 'a', E'a\t', 'abc', E'\tab'])[1 + i / 30 % 8] END
 	 END AS s) strings;
 ANALYZE radik_ik;
 
--- Each collation: the table's keys and ICU's, in both directions, char(n), the strings that
--- contract or are not ASCII alone, those that contract across the 8th byte (a key too small
--- there would leave them out of the largest), a cut deep in the order; serially and with 2
--- workers.
+-- Each collation: the table's keys and ICU's, in both directions (past the empty strings and the
+-- NULLs, which would fill the cut), char(n) (whose trailing spaces do not count, so 'ab' comes
+-- before 'ab' and a tab, which sorts below a space), the strings that contract or are not ASCII
+-- alone, those that contract across the 8th byte (a key too small there would leave them out of
+-- the largest), a cut deep in the order; serially and with 2 workers.
 CREATE FUNCTION radik_ik_collation_checks() RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -73,10 +76,16 @@ BEGIN
 		FOR workers IN 0 .. 2 BY 2 LOOP
 			PERFORM set_config('max_parallel_workers_per_gather', workers::text, true);
 			FOREACH q IN ARRAY ARRAY[
-				format('SELECT id, s FROM radik_ik ORDER BY s COLLATE %s, id LIMIT 60', coll),
-				format('SELECT id, s FROM radik_ik ORDER BY s COLLATE %s DESC, id LIMIT 60', coll),
-				format('SELECT id, c FROM radik_ik ORDER BY c COLLATE %s NULLS FIRST, id LIMIT 60',
+				format('SELECT id, s FROM radik_ik WHERE s <> '''' ORDER BY s COLLATE %s, id LIMIT 60',
 					   coll),
+				format('SELECT id, s FROM radik_ik WHERE s <> '''' '
+					   'ORDER BY s COLLATE %s DESC NULLS LAST, id LIMIT 60', coll),
+				format('SELECT id, c FROM radik_ik WHERE s <> '''' '
+					   'ORDER BY c COLLATE %s DESC NULLS LAST, id LIMIT 60', coll),
+				format('SELECT id, c FROM radik_ik WHERE id %% 30 = 29 AND c LIKE ''ab%%'' '
+					   'ORDER BY c COLLATE %s, id LIMIT 30', coll),
+				format('SELECT id, s FROM radik_ik WHERE id %% 30 = 29 '
+					   'ORDER BY s COLLATE %s DESC, id LIMIT 20', coll),
 				format('SELECT id, s FROM radik_ik WHERE id %% 10 IN (3, 5) '
 					   'ORDER BY s COLLATE %s, id LIMIT 40', coll),
 				format('SELECT id, s FROM radik_ik WHERE id %% 10 IN (1, 2, 4, 6) '
@@ -94,7 +103,7 @@ BEGIN
 			END LOOP;
 		END LOOP;
 	END LOOP;
-	RETURN CASE WHEN checks = 14 * array_length(colls, 1) THEN 'ok'
+	RETURN CASE WHEN checks = 18 * array_length(colls, 1) THEN 'ok'
 		ELSE 'only ' || checks || ' checks' END;
 END $$;
 SET parallel_setup_cost = 0;
@@ -146,9 +155,9 @@ BEGIN
 				  AND collencoding IN (-1, pg_char_to_encoding(current_setting('server_encoding')))
 	LOOP
 		INSERT INTO radik_ik_every
-		SELECT coll, radik_compare(format('SELECT id, s FROM radik_ik ORDER BY s COLLATE %I%s, id '
-										  'LIMIT 50', coll, dir))
-		FROM unnest(ARRAY['', ' DESC']) dir;
+		SELECT coll, radik_compare(format('SELECT id, s FROM radik_ik WHERE s <> '''' '
+										  'ORDER BY s COLLATE %I%s, id LIMIT 50', coll, dir))
+		FROM unnest(ARRAY['', ' DESC NULLS LAST']) dir;
 		COMMIT;
 	END LOOP;
 END $$;

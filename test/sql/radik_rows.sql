@@ -160,8 +160,23 @@ INSERT INTO radik_walk
 SELECT id + 4000, t1, c1, n1, k1, t2, k2, b1, k3, k4, t3, k5, k6, k7, (id * 7) % 1001 - 500
 FROM radik_walk WHERE id <= 2000 AND id % 3 <> 0;
 SELECT * FROM radik_layout_checks(ARRAY['k3', 'k5', 'k6', 'k8'], 'radik_walk');
-DROP FUNCTION radik_layout_checks(text[], text);
 DROP TABLE radik_walk;
+
+-- Last columns that do not end a row on an 8-byte boundary (int2, uuid), after text of every
+-- length, so that a row's length is its own and not its stored size.
+CREATE TABLE radik_tail2 (id int4 NOT NULL, t text, n numeric, k int2);
+INSERT INTO radik_tail2
+SELECT i, CASE WHEN i % 13 = 0 THEN NULL ELSE repeat('t', i % 21) END, (i % 77) / 7.0,
+	   (i * 7919) % 30001 - 15000
+FROM generate_series(1, 2000) i;
+CREATE TABLE radik_tailu (id int4 NOT NULL, t text, u uuid);
+INSERT INTO radik_tailu
+SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE repeat('u', i % 19) END, md5(i::text)::uuid
+FROM generate_series(1, 2000) i;
+SELECT * FROM radik_layout_checks(ARRAY['k'], 'radik_tail2');
+SELECT * FROM radik_layout_checks(ARRAY['u'], 'radik_tailu');
+DROP TABLE radik_tail2, radik_tailu;
+DROP FUNCTION radik_layout_checks(text[], text);
 
 -- TOASTed wide rows: SELECT * brings back values of about 100 kB (stored out of line,
 -- compressed or not), and a key computed from them.
