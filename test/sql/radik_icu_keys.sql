@@ -143,21 +143,33 @@ FROM unnest(ARRAY['id % 10 = 0', 'id % 10 = 8', 'id % 10 = 5', 'id % 10 = 7']) q
 
 -- Every ICU collation this PostgreSQL has (hundreds of locales, each with its own contractions,
 -- expansions and orders), in both directions; a transaction per collation, so that the
--- comparisons' temporary tables let their locks go.
+-- comparisons' temporary tables let their locks go.  (PostgreSQL 16 and later built without ICU
+-- still list an ICU collation, "unicode", which cannot be used there.)
 CREATE TEMP TABLE radik_ik_every (coll name, result text);
 CREATE PROCEDURE radik_ik_every_collation()
 LANGUAGE plpgsql AS $$
 DECLARE
 	coll name;
+	usable boolean;
 BEGIN
 	FOR coll IN SELECT collname FROM pg_collation
 				WHERE collprovider = 'i'
 				  AND collencoding IN (-1, pg_char_to_encoding(current_setting('server_encoding')))
 	LOOP
-		INSERT INTO radik_ik_every
-		SELECT coll, radik_compare(format('SELECT id, s FROM radik_ik WHERE s <> '''' '
-										  'ORDER BY s COLLATE %I%s, id LIMIT 50', coll, dir))
-		FROM unnest(ARRAY['', ' DESC NULLS LAST']) dir;
+		BEGIN
+			EXECUTE format('SELECT ''a'' < ''b'' COLLATE %I', coll);
+			usable := true;
+		EXCEPTION WHEN feature_not_supported THEN
+			usable := false;
+		END;
+		IF usable THEN
+			INSERT INTO radik_ik_every
+			SELECT coll, radik_compare(format('SELECT id, s FROM radik_ik WHERE s <> '''' '
+											  'ORDER BY s COLLATE %I%s, id LIMIT 50', coll, dir))
+			FROM unnest(ARRAY['', ' DESC NULLS LAST']) dir;
+		ELSE
+			INSERT INTO radik_ik_every VALUES (coll, 'no ICU');
+		END IF;
 		COMMIT;
 	END LOOP;
 END $$;
@@ -165,9 +177,9 @@ CALL radik_ik_every_collation();
 SELECT count(DISTINCT coll) = (SELECT count(*) FROM pg_collation WHERE collprovider = 'i'
 							   AND collencoding IN (-1, pg_char_to_encoding(current_setting('server_encoding'))))
 		   AS every_collation,
-	   count(*) FILTER (WHERE result <> 'ok') AS failed
+	   count(*) FILTER (WHERE result NOT IN ('ok', 'no ICU')) AS failed
 FROM radik_ik_every;
-SELECT coll, result FROM radik_ik_every WHERE result <> 'ok' ORDER BY coll;
+SELECT coll, result FROM radik_ik_every WHERE result NOT IN ('ok', 'no ICU') ORDER BY coll;
 DROP PROCEDURE radik_ik_every_collation();
 RESET max_parallel_workers_per_gather;
 
