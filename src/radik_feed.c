@@ -444,10 +444,7 @@ feed_table(RadikFeed *feed, uint64 engine_k, uint64 seed_need, RadikSelectStats 
 		CHECK_FOR_INTERRUPTS();
 	}
 
-	stats->rows_scanned += extractor.rows_scanned;
-	stats->rows_matched += extractor.rows_matched;
-	stats->icu_table |= extractor.mapper.kind == RADIK_KEY_ICU;
-	stats->keys_from_icu += extractor.mapper.icu_conversions;
+	radik_select_stats_add_scan(stats, &extractor);
 	if (brin != NULL)
 	{
 		stats->brin_ranges_read += extractor.ranges_read;
@@ -635,6 +632,15 @@ radik_feed_close(RadikFeed *feed)
 {
 	radik_close(feed->guard->selection);
 	feed->guard->selection = NULL;
+}
+
+void
+radik_select_stats_add_scan(RadikSelectStats *stats, const RadikExtractor *extractor)
+{
+	stats->rows_scanned += extractor->rows_scanned;
+	stats->rows_matched += extractor->rows_matched;
+	stats->icu_table |= extractor->mapper.kind == RADIK_KEY_ICU;
+	stats->keys_from_icu += extractor->mapper.icu_conversions;
 }
 
 void

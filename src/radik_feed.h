@@ -98,6 +98,9 @@ radik_elapsed_ms(instr_time start)
 /* Add one selection's figures to the totals (the device: the last one's). */
 extern void radik_select_stats_add(RadikSelectStats *totals, const RadikSelectStats *one);
 
+/* Add what this process's extractor counted (rows, ICU keys) to stats. */
+extern void radik_select_stats_add_scan(RadikSelectStats *stats, const RadikExtractor *extractor);
+
 typedef struct RadikEngineGuard RadikEngineGuard;
 
 /* A growable array of TIDs (the rows whose key is NULL). */

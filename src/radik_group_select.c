@@ -126,10 +126,7 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 		}
 	}
 
-	stats->rows_scanned += extractor.rows_scanned;
-	stats->rows_matched += extractor.rows_matched;
-	stats->icu_table |= extractor.mapper.kind == RADIK_KEY_ICU;
-	stats->keys_from_icu += extractor.mapper.icu_conversions;
+	radik_select_stats_add_scan(stats, &extractor);
 	radik_extract_end(&extractor);
 	if (workers != NULL)
 		radik_parallel_end(workers, &stats->rows_scanned, &stats->rows_matched,

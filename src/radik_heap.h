@@ -129,8 +129,11 @@ radik_read_column(const RadikColumnReader *column, HeapTuple tuple, bool *isnull
 		if (column->fixed_offset >= 0)
 			return fetch_att((char *) header + header->t_hoff + column->fixed_offset,
 							 column->byval, column->len);
-		/* the row's length is its header's and its columns', the last one's end included */
-		if (column->at_row_end && HeapTupleHeaderGetNatts(header) == column->attnum)
+		/*
+		 * the row's length is its header's and its columns', the last one's end included (it
+		 * has every column: at least attnum, and no row has more than its table)
+		 */
+		if (column->at_row_end)
 			return fetch_att((char *) header + tuple->t_len - column->len, column->byval,
 							 column->len);
 		return radik_walk_to_column(column, header);

@@ -305,31 +305,76 @@ make_table(const UCollator *collator)
 	return NULL;
 }
 
-const RadikIcuTable *
-radik_icu_table(Oid collation)
+/* The ICU collator of collation, or NULL where it is not an ICU collation or ICU is missing. */
+static const UCollator *
+collation_collator(Oid collation)
 {
 	pg_locale_t locale;
-	const UCollator *collator;
-	IcuTableEntry *entry;
-	MemoryContext caller;
 
 	if (GetDatabaseEncoding() != PG_UTF8 || !icu_available())
 		return NULL;
 	locale = pg_newlocale_from_collation(collation);
 	if (locale == NULL || locale->provider != COLLPROVIDER_ICU)
 		return NULL;
-	collator = locale->info.icu.ucol;
-	for (entry = icu_tables; entry != NULL; entry = entry->next)
+	return locale->info.icu.ucol;
+}
+
+/* The entry of collator, or NULL where none has been made. */
+static IcuTableEntry *
+find_entry(const UCollator *collator)
+{
+	for (IcuTableEntry *entry = icu_tables; entry != NULL; entry = entry->next)
 		if (entry->collator == collator)
-			return entry->table;
-	caller = MemoryContextSwitchTo(TopMemoryContext);
-	entry = palloc(sizeof(IcuTableEntry));
+			return entry;
+	return NULL;
+}
+
+/* A new entry for collator holding table, which lives in TopMemoryContext. */
+static IcuTableEntry *
+add_entry(const UCollator *collator, RadikIcuTable *table)
+{
+	IcuTableEntry *entry = MemoryContextAlloc(TopMemoryContext, sizeof(IcuTableEntry));
+
 	entry->collator = collator;
-	entry->table = make_table(collator);
+	entry->table = table;
 	entry->next = icu_tables;
 	icu_tables = entry;
+	return entry;
+}
+
+const RadikIcuTable *
+radik_icu_table(Oid collation)
+{
+	const UCollator *collator = collation_collator(collation);
+	IcuTableEntry *entry;
+	MemoryContext caller;
+	RadikIcuTable *table;
+
+	if (collator == NULL)
+		return NULL;
+	entry = find_entry(collator);
+	if (entry != NULL)
+		return entry->table;
+	caller = MemoryContextSwitchTo(TopMemoryContext);
+	table = make_table(collator);
 	MemoryContextSwitchTo(caller);
-	return entry->table;
+	return add_entry(collator, table)->table;
+}
+
+void
+radik_icu_table_adopt(Oid collation, const RadikIcuTable *table)
+{
+	const UCollator *collator = collation_collator(collation);
+	RadikIcuTable *copy = NULL;
+
+	if (collator == NULL || find_entry(collator) != NULL)
+		return;
+	if (table != NULL)
+	{
+		copy = MemoryContextAlloc(TopMemoryContext, sizeof(RadikIcuTable));
+		memcpy(copy, table, sizeof(RadikIcuTable));
+	}
+	add_entry(collator, copy);
 }
 
 #else							/* !RADIK_ICU_TABLES */
@@ -338,6 +383,11 @@ const RadikIcuTable *
 radik_icu_table(Oid collation)
 {
 	return NULL;
+}
+
+void
+radik_icu_table_adopt(Oid collation, const RadikIcuTable *table)
+{
 }
 
 #endif							/* RADIK_ICU_TABLES */

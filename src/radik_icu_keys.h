@@ -58,6 +58,12 @@ typedef struct RadikIcuTable
 extern const RadikIcuTable *radik_icu_table(Oid collation);
 
 /*
+ * Record table (NULL: none) as collation's, unless the backend has one already: a parallel
+ * worker takes its leader's table instead of asking ICU for it again on every query.
+ */
+extern void radik_icu_table_adopt(Oid collation, const RadikIcuTable *table);
+
+/*
  * The first 8 bytes of the ICU sort key of the len bytes at s, big-endian, as PostgreSQL's
  * abbreviated key holds them, into *key; false where the string needs ICU itself.
  */

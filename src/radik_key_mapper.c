@@ -204,10 +204,7 @@ prefix_key(const char *data, int len, bool bpchar)
 	uint64		prefix = 0;
 
 	if (bpchar)
-	{
-		while (len > 0 && data[len - 1] == ' ')
-			len--;
-	}
+		len = bpchartruelen((char *) data, len);
 	if (len >= (int) sizeof(prefix))
 		memcpy(&prefix, data, sizeof(prefix));
 	else
@@ -276,10 +273,7 @@ icu_key(RadikKeyMapper *mapper, Datum value)
 		int			len = VARSIZE_ANY_EXHDR(stored);
 
 		if (mapper->bpchar)
-		{
-			while (len > 0 && data[len - 1] == ' ')
-				len--;
-		}
+			len = bpchartruelen((char *) data, len);
 		if (radik_icu_prefix(mapper->icu, (const unsigned char *) data, len, &key))
 			return key;
 	}
@@ -478,8 +472,7 @@ radik_key_mapper_init(RadikKeyMapper *mapper, const RadikSortKey *key)
 		mapper->kind = RADIK_KEY_BYTES;
 		mapper->bpchar = key->type == BPCHAROID;
 	}
-	else if ((key->type == TEXTOID || key->type == BPCHAROID) &&
-			 (mapper->icu = radik_icu_table(key->collation)) != NULL)
+	else if ((mapper->icu = radik_key_icu_table(key)) != NULL)
 	{
 		mapper->kind = RADIK_KEY_ICU;
 		mapper->bpchar = key->type == BPCHAROID;
@@ -489,6 +482,14 @@ radik_key_mapper_init(RadikKeyMapper *mapper, const RadikSortKey *key)
 		mapper->kind = RADIK_KEY_ABBREVIATED;
 	MemoryContextReset(mapper->convert_context);
 	mapper->icu_conversions = 0;	/* the probes' */
+}
+
+const RadikIcuTable *
+radik_key_icu_table(const RadikSortKey *key)
+{
+	if ((key->type != TEXTOID && key->type != BPCHAROID) || collation_is_c(key->collation))
+		return NULL;
+	return radik_icu_table(key->collation);
 }
 
 uint64

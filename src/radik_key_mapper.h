@@ -91,6 +91,12 @@ extern int	radik_key_bytes(const RadikSortKey *key);
  */
 extern void radik_key_mapper_init(RadikKeyMapper *mapper, const RadikSortKey *key);
 
+/*
+ * The ICU table (radik_icu_keys.h) a mapper of key would use, or NULL where it would use none:
+ * a parallel leader hands it to its workers.
+ */
+extern const struct RadikIcuTable *radik_key_icu_table(const RadikSortKey *key);
+
 /* The non-plain kinds, one value at a time or a page at a time (radik_key_mapper.c). */
 extern uint64 radik_key_mapper_one(RadikKeyMapper *mapper, Datum value);
 extern void radik_key_mapper_many(RadikKeyMapper *mapper, Datum *values, int n, uint64 *keys);

@@ -45,6 +45,7 @@
 #include "utils/memutils.h"
 #include "utils/wait_event.h"
 
+#include "radik_icu_keys.h"
 #include "radik_parallel.h"
 
 /* Keys of the shared memory table of contents. */
@@ -92,6 +93,11 @@ typedef struct RadikParallelShared
 	int64		rows_scanned;
 	int64		rows_matched;
 	int64		keys_from_icu;	/* RadikSelectStats */
+
+	/* the leader's ICU table of the key's collation, which the workers take instead of their own */
+	bool		icu_table_known;	/* else the key needs none */
+	bool		has_icu_table;	/* else the collation has none */
+	RadikIcuTable icu_table;
 
 	/* the parallel table scan follows, MAXALIGN'd */
 } RadikParallelShared;
@@ -150,6 +156,24 @@ group_keys_string(const RadikGroupSpec *groups)
 		collations = lappend_oid(collations, groups->collations[i]);
 	}
 	return nodeToString(list_make3(groups->exprs, operators, collations));
+}
+
+/*
+ * Put the ICU table of key's collation where the workers find it: each worker is a new process,
+ * which would otherwise ask ICU for the table again (tens of milliseconds) on every query.
+ */
+static void
+share_icu_table(RadikParallelShared *shared, const RadikSortKey *key)
+{
+	const RadikIcuTable *table;
+
+	if (key->type != TEXTOID && key->type != BPCHAROID)
+		return;
+	table = radik_key_icu_table(key);
+	shared->icu_table_known = true;
+	shared->has_icu_table = table != NULL;
+	if (table != NULL)
+		memcpy(&shared->icu_table, table, sizeof(RadikIcuTable));
 }
 
 RadikParallelScan *
@@ -221,6 +245,7 @@ radik_parallel_begin(const RadikWorkersRequest *request)
 		shared->group_k = request->groups->k;
 		shared->group_cut = request->groups->cut;
 	}
+	share_icu_table(shared, key);
 	pg_atomic_init_u64(&shared->threshold, PG_UINT64_MAX);
 	pg_atomic_init_u32(&shared->carry_rows, request->carry_rows ? 1 : 0);
 	pg_atomic_init_u32(&shared->groups_over_memory, 0);
@@ -561,6 +586,9 @@ radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
 	if (quals_string != NULL)
 		qual = ExecInitQual((List *) stringToNode(quals_string), NULL);
 
+	if (shared->icu_table_known)
+		radik_icu_table_adopt(shared->key_collation,
+							  shared->has_icu_table ? &shared->icu_table : NULL);
 	memset(&key, 0, sizeof(key));
 	key.type = shared->key_type;
 	key.collation = shared->key_collation;
