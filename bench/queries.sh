@@ -71,6 +71,7 @@ shape_sql() {
 	where) echo "SELECT * FROM t WHERE grp < 100 ORDER BY v DESC LIMIT $2" ;;
 	like) echo "SELECT * FROM t WHERE name LIKE 'a%' ORDER BY v DESC LIMIT $2" ;;
 	expr) echo "SELECT id, v FROM t ORDER BY abs(v - 0.5) LIMIT $2" ;;
+	likeexpr) echo "SELECT id, v FROM t WHERE name LIKE 'a%' ORDER BY abs(v - 0.5) LIMIT $2" ;;
 	ties) echo "SELECT * FROM t ORDER BY v DESC FETCH FIRST $2 ROWS WITH TIES" ;;
 	numeric) echo "SELECT * FROM t ORDER BY n DESC LIMIT $2" ;;
 	latest) echo "SELECT * FROM t ORDER BY ts DESC LIMIT $2" ;;
@@ -91,7 +92,7 @@ shape_keys() {
 	case $1 in
 	v|star|where|like|ties) echo "v" ;;
 	i8) echo "i8" ;;
-	expr) echo "abs(v - 0.5)" ;;
+	expr|likeexpr) echo "abs(v - 0.5)" ;;
 	numeric) echo "n" ;;
 	latest|latestwhere) echo "ts" ;;
 	text|textc|texticu) echo "name" ;;
@@ -104,7 +105,7 @@ shape_keys() {
 	esac
 }
 if [ "${list:-0}" = 1 ]; then
-	for s in v i8 star where like expr ties numeric latest latestwhere text textc texticu uuid rownumber distinct rankties rownumber1m distinct1m; do
+	for s in v i8 star where like expr likeexpr ties numeric latest latestwhere text textc texticu uuid rownumber distinct rankties rownumber1m distinct1m; do
 		printf '%-10s %s\n' "$s" "$(shape_sql $s k)"
 	done
 	exit 0

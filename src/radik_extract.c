@@ -188,6 +188,23 @@ qual_may_fail_on_values(Node *node, void *context)
 	return expression_tree_walker(node, qual_may_fail_on_values, context);
 }
 
+/* Can the key be read before quals, which then run only on rows it may select? */
+static bool
+key_read_first(List *quals, const RadikSortKey *key)
+{
+	return quals != NIL && key->attnum > 0 && !qual_may_fail_on_values((Node *) quals, NULL);
+}
+
+RadikNativeQual *
+radik_extract_native_quals(List *quals, Relation rel, const RadikSortKey *key)
+{
+	RadikNativeQual *native = radik_native_qual_compile(quals, rel);
+
+	if (native != NULL && radik_native_qual_matches_text(native) && key_read_first(quals, key))
+		return NULL;
+	return native;
+}
+
 void
 radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 					ParallelTableScanDesc pscan, ExprContext *econtext, ExprState *qual,
@@ -221,7 +238,7 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 
 	extractor->need_slot = qual != NULL || key->attnum <= 0;
 	if (extractor->heap_pages && qual != NULL)
-		extractor->native_qual = radik_native_qual_compile((List *) qual->expr, rel);
+		extractor->native_qual = radik_extract_native_quals((List *) qual->expr, rel, key);
 	if (!extractor->heap_pages)
 		extractor->slot = table_slot_create(rel, NULL);
 	else if (extractor->need_slot && plan_slot_columns(extractor, rel, qual, key))
@@ -243,8 +260,8 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 	/* With native quals, the slot is needed only for a key expression (and the odd row). */
 	if (extractor->native_qual != NULL)
 		extractor->need_slot = key->attnum <= 0;
-	extractor->key_first = qual != NULL && extractor->native_qual == NULL && key->attnum > 0 &&
-		!qual_may_fail_on_values((Node *) qual->expr, NULL);
+	extractor->key_first = qual != NULL && extractor->native_qual == NULL &&
+		key_read_first((List *) qual->expr, key);
 }
 
 /* Make the slot the row in tuple and econtext's scan tuple, for the expression evaluator. */

@@ -119,6 +119,15 @@ extern void radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapsho
 								ExprState *qual, const RadikSortKey *key, int64 nulls_limit);
 
 /*
+ * The quals (an implicitly ANDed list) compiled to run on raw column values for a scan by key
+ * (radik_native_qual.h), or NULL where they run through the executor: where they cannot, and
+ * where they match text and the key is a column read before them (extract_row), so that the
+ * text of most rows, whose keys cannot be selected, is never matched at all.
+ */
+extern RadikNativeQual *radik_extract_native_quals(List *quals, Relation rel,
+												   const RadikSortKey *key);
+
+/*
  * Make a serial heap extractor read only blocks[0 .. nblocks) (ascending, below the table's
  * size; the array must outlive the extractor) instead of every block: a sample of the table.
  * Call before the first radik_extract.  Returns false, changing nothing, when the extractor

@@ -16,6 +16,7 @@
 #include "storage/bufpage.h"
 
 #include "radik_heap.h"
+#include "radik_native_like.h"
 
 /* What a native qual says about one row. */
 typedef enum RadikQualResult
@@ -35,6 +36,7 @@ typedef enum NativeKind
 	NATIVE_ARITH,				/* integer arithmetic */
 	NATIVE_COMPARE,				/* a comparison: the clause's truth */
 	NATIVE_NULL_TEST,
+	NATIVE_LIKE,				/* a text column [NOT] LIKE a constant pattern */
 	NATIVE_COMPUTED				/* true, unless computing its operand fails */
 } NativeKind;
 
@@ -51,9 +53,11 @@ typedef struct NativeNode
 	NativeOp	op;
 	int16		int_bytes;		/* ARITH: the operator's integer width, for its range */
 	bool		is_null_test;	/* NULL_TEST: IS NULL (else IS NOT NULL) */
+	bool		not_like;		/* LIKE: NOT LIKE */
+	const RadikLikePattern *like;	/* LIKE */
 	int			left;			/* ARITH, COMPARE, COMPUTED: the operand */
 	int			right;
-	int			column;			/* COLUMN, NULL_TEST: index into columns */
+	int			column;			/* COLUMN, NULL_TEST, LIKE: index into columns */
 	Oid			column_type;
 	int64		int_value;		/* CONST */
 	double		float_value;

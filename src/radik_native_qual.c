@@ -11,6 +11,8 @@
  *  - integer arithmetic + - * / % (PostgreSQL's int2, int4 and int8 operators, mixed widths
  *    included), over columns, constants and such arithmetic;
  *  - col IS NULL, col IS NOT NULL;
+ *  - a text or varchar column [NOT] LIKE a constant pattern of literal text and % (the match is
+ *    radik_native_like.c's; a compressed or TOASTed value is left to the executor);
  *  - (value IS NULL) IS NOT UNKNOWN, always true, which computes value for its errors alone (the
  *    clause the custom scan adds to compute the later sort keys of every row: radik_scan.c).
  * Anything else (other types, functions, Params, OR, NOT, ...) makes the compile return NULL, and
@@ -243,6 +245,41 @@ compile_value(Compiler *compiler, Expr *expr)
 	return -1;
 }
 
+/* Compile text_column [NOT] LIKE 'pattern'; the node's index, or -1 when unsupported. */
+static int
+compile_like(Compiler *compiler, OpExpr *opexpr)
+{
+	RadikNativeQual *qual = compiler->qual;
+	Expr	   *arg = linitial(opexpr->args);
+	Const	   *pattern = lsecond(opexpr->args);
+	Var		   *var;
+	Oid			column_type;
+	int			column;
+	int			node;
+	RadikLikePattern *like;
+
+	while (IsA(arg, RelabelType))	/* varchar, or a domain, as text */
+		arg = ((RelabelType *) arg)->arg;
+	if (!IsA(arg, Var) || !IsA(pattern, Const) || pattern->constisnull ||
+		pattern->consttype != TEXTOID)
+		return -1;
+	var = (Var *) arg;
+	column_type = getBaseType(var->vartype);
+	if (var->varattno <= 0 || var->varlevelsup != 0 ||
+		(column_type != TEXTOID && column_type != VARCHAROID))
+		return -1;
+	like = radik_like_compile(DatumGetTextPP(pattern->constvalue), opexpr->inputcollid);
+	if (like == NULL)
+		return -1;
+	column = column_index(compiler, var->varattno);
+	if (column < 0 || (node = add_node(compiler, NATIVE_LIKE)) < 0)
+		return -1;
+	qual->nodes[node].column = column;
+	qual->nodes[node].like = like;
+	qual->nodes[node].not_like = opexpr->opfuncid == F_TEXTNLIKE;
+	return node;
+}
+
 /* Compile one clause; the index of its top node, or -1 when unsupported. */
 static int
 compile_clause(Compiler *compiler, Expr *clause)
@@ -279,6 +316,10 @@ compile_clause(Compiler *compiler, Expr *clause)
 		qual->nodes[node].left = operand;
 		return node;
 	}
+	if (IsA(clause, OpExpr) &&
+		(((OpExpr *) clause)->opfuncid == F_TEXTLIKE ||
+		 ((OpExpr *) clause)->opfuncid == F_TEXTNLIKE))
+		return compile_like(compiler, (OpExpr *) clause);
 	if (IsA(clause, OpExpr))
 	{
 		OpExpr	   *opexpr = (OpExpr *) clause;
@@ -363,6 +404,15 @@ radik_native_qual_compile(List *quals, Relation rel)
 	}
 	radik_native_compile_simple(compiler.qual);
 	return compiler.qual;
+}
+
+bool
+radik_native_qual_matches_text(const RadikNativeQual *qual)
+{
+	for (int i = 0; i < qual->nnodes; i++)
+		if (qual->nodes[i].kind == NATIVE_LIKE)
+			return true;
+	return false;
 }
 
 /* Evaluate an arithmetic node over rows 0 .. n. */
@@ -515,6 +565,36 @@ run_column(const RadikNativeQual *qual, int node_index, int n)
 }
 
 /*
+ * Evaluate a LIKE node over rows 0 .. n: values[row].i is 1 when the row's value matches (does
+ * not, for NOT LIKE).  A compressed or TOASTed value is an "error": the executor decides its row.
+ */
+static void
+run_like(const RadikNativeQual *qual, int node_index, int n)
+{
+	const NativeNode *node = &qual->nodes[node_index];
+	const Datum *restrict datums = qual->column_values[node->column];
+	const bool *restrict nulls = qual->column_nulls[node->column];
+	NativeValue *restrict values = qual->values[node_index];
+	uint8	   *restrict results = qual->results[node_index];
+
+	for (int row = 0; row < n; row++)
+	{
+		const struct varlena *value = (const struct varlena *) DatumGetPointer(datums[row]);
+
+		if (nulls[row])
+			results[row] = NODE_NULL;
+		else if (VARATT_IS_EXTERNAL(value) || VARATT_IS_COMPRESSED(value))
+			results[row] = NODE_ERROR;
+		else
+		{
+			results[row] = NODE_VALUE;
+			values[row].i = radik_like_match(node->like, VARDATA_ANY(value),
+											 VARSIZE_ANY_EXHDR(value)) != node->not_like;
+		}
+	}
+}
+
+/*
  * Run the quals on the rows whose columns read_columns has read, rows 0 .. n, into verdicts[].
  * Node by node over all the rows (children come before their parents in the array), so that
  * each loop is short and branch-predictable, and a division by a constant is set up once.
@@ -548,6 +628,9 @@ run_rows(const RadikNativeQual *qual, int n, RadikQualResult *verdicts)
 					qual->values[i][row].i =
 						qual->column_nulls[node->column][row] == node->is_null_test;
 				}
+				break;
+			case NATIVE_LIKE:
+				run_like(qual, i, n);
 				break;
 			case NATIVE_COMPUTED:
 				for (int row = 0; row < n; row++)

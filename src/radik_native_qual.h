@@ -31,6 +31,9 @@
  */
 extern RadikNativeQual *radik_native_qual_compile(List *quals, Relation rel);
 
+/* Does the qual match text (a LIKE node), which costs more per row than the other nodes? */
+extern bool radik_native_qual_matches_text(const RadikNativeQual *qual);
+
 /* Run the native quals on a heap tuple of rel. */
 extern RadikQualResult radik_native_qual_run(const RadikNativeQual *qual, HeapTuple tuple);
 

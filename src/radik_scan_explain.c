@@ -17,7 +17,7 @@
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 
-#include "radik_native_qual.h"
+#include "radik_extract.h"
 #include "radik_scan.h"
 #include "radik_scan_state.h"
 
@@ -160,8 +160,10 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* Whether the quals run on raw column values (radik_native_qual.c), for those who ask. */
 	if (es->verbose && state->row_quals != NIL)
 		ExplainPropertyBool("Native Quals",
-							radik_native_qual_compile(state->row_quals,
-													  node->ss.ss_currentRelation) != NULL, es);
+							radik_extract_native_quals(state->row_quals,
+													   node->ss.ss_currentRelation,
+													   &state->keys[state->selecting]) != NULL,
+							es);
 	if (state->parallel.nworkers > 0)
 	{
 		ExplainPropertyInteger("Workers Planned", NULL, state->parallel.nworkers, es);

@@ -190,7 +190,11 @@ BEGIN
 				   '''Straße'', ''ß'', ''ss'', ''é'', ''e'', ''É'', ''E'') ORDER BY t COLLATE %s, '
 				   'id LIMIT 20', coll),
 			format('SELECT id, t FROM radik_kt WHERE t IN (''straße'', ''strasse'', ''STRASSE'', '
-				   '''ß'', ''ss'') ORDER BY t COLLATE %s FETCH FIRST 1 ROWS WITH TIES', coll)
+				   '''ß'', ''ss'') ORDER BY t COLLATE %s FETCH FIRST 1 ROWS WITH TIES', coll),
+			-- LIKE runs natively under deterministic collations only: PostgreSQL 15 to 17 refuse
+			-- the others when planning, and 18 matches 'straße' there (case-insensitively)
+			format('SELECT id, t FROM radik_kt WHERE t COLLATE %s LIKE ''S%%'' ORDER BY id LIMIT 80',
+				   coll)
 		] LOOP
 			IF q LIKE '%WITH TIES' THEN
 				-- under a nondeterministic collation, ties hold different strings in any order:
@@ -203,7 +207,13 @@ BEGIN
 					'ELSE ''other rows: '' || ids END FROM (' || q || ') s(ids)'
 					INTO STRICT result USING result;
 			ELSE
-				result := radik_compare(q);
+				BEGIN
+					result := radik_compare(q);
+				EXCEPTION WHEN feature_not_supported THEN
+					-- the planner's own error, before either plan exists
+					result := CASE WHEN SQLERRM = 'nondeterministic collations are not supported for LIKE'
+						AND q LIKE '%LIKE%' THEN 'ok' ELSE SQLERRM END;
+				END;
 			END IF;
 			IF result <> 'ok' AND result NOT LIKE 'radik not used:%' THEN
 				RETURN coll || ': ' || q || ': ' || result;
