@@ -26,7 +26,9 @@
  *
  * Simple WHERE clauses (radik_native_qual.h) run in the same loop that reads the key, on pages
  * whose tuples have no NULLs; other pages and quals get a verdict per row first, then the key
- * loop over the rows that passed.
+ * loop over the rows that passed.  A key expression of float arithmetic is computed from the
+ * row's raw values too (radik_native_key.h).  Which of these a scan uses, and when the key is
+ * read before quals run through the executor, radik_extract_plan.c decides.
  *
  * When the caller asks for whole rows (RadikKeyBatch.rows), the rows of a page that are handed
  * on are copied into a row store while the page is still pinned (radik_carry.c).
@@ -45,7 +47,6 @@
 #include "access/tableam.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_am.h"
-#include "catalog/pg_proc.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
@@ -53,8 +54,6 @@
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
-#include "utils/fmgroids.h"
-#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 
@@ -131,80 +130,6 @@ fill_slot_columns(RadikExtractor *extractor, HeapTuple tuple)
 	ExecStoreVirtualTuple(slot);
 }
 
-/*
- * Might the quals raise an error, or have an effect, that depends on a row's values?  Their
- * functions must not be volatile, and be leakproof (which promises no error that depends on the
- * arguments) or LIKE and ILIKE against a pattern that is not a column (whose errors depend on the
- * pattern alone, so the first row tested raises them, as in PostgreSQL's scan).  Such quals can
- * be left out for rows that cannot be selected without hiding an error PostgreSQL would raise.
- */
-static bool
-qual_may_fail_on_values(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, FuncExpr) || IsA(node, OpExpr))
-	{
-		Oid			func;
-		List	   *args;
-
-		if (IsA(node, FuncExpr))
-		{
-			func = ((FuncExpr *) node)->funcid;
-			args = ((FuncExpr *) node)->args;
-		}
-		else
-		{
-			set_opfuncid((OpExpr *) node);
-			func = ((OpExpr *) node)->opfuncid;
-			args = ((OpExpr *) node)->args;
-		}
-		if (func_volatile(func) == PROVOLATILE_VOLATILE)
-			return true;
-		switch (func)
-		{
-			case F_TEXTLIKE:
-			case F_TEXTNLIKE:
-			case F_TEXTICLIKE:
-			case F_TEXTICNLIKE:
-			case F_BPCHARLIKE:
-			case F_BPCHARNLIKE:
-			case F_BPCHARICLIKE:
-			case F_BPCHARICNLIKE:
-			case F_NAMELIKE:
-			case F_NAMENLIKE:
-				if (list_length(args) != 2 || !IsA(lsecond(args), Const))
-					return true;
-				break;
-			default:
-				if (!get_func_leakproof(func))
-					return true;
-		}
-	}
-	else if (!IsA(node, Var) && !IsA(node, Const) && !IsA(node, BoolExpr) &&
-			 !IsA(node, NullTest) && !IsA(node, BooleanTest) && !IsA(node, RelabelType) &&
-			 !IsA(node, List))
-		return true;
-	return expression_tree_walker(node, qual_may_fail_on_values, context);
-}
-
-/* Can the key be read before quals, which then run only on rows it may select? */
-static bool
-key_read_first(List *quals, const RadikSortKey *key)
-{
-	return quals != NIL && key->attnum > 0 && !qual_may_fail_on_values((Node *) quals, NULL);
-}
-
-RadikNativeQual *
-radik_extract_native_quals(List *quals, Relation rel, const RadikSortKey *key)
-{
-	RadikNativeQual *native = radik_native_qual_compile(quals, rel);
-
-	if (native != NULL && radik_native_qual_matches_text(native) && key_read_first(quals, key))
-		return NULL;
-	return native;
-}
-
 void
 radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 					ParallelTableScanDesc pscan, ExprContext *econtext, ExprState *qual,
@@ -261,7 +186,13 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 	if (extractor->native_qual != NULL)
 		extractor->need_slot = key->attnum <= 0;
 	extractor->key_first = qual != NULL && extractor->native_qual == NULL &&
-		key_read_first((List *) qual->expr, key);
+		radik_extract_key_read_first((List *) qual->expr, key);
+
+	if (extractor->heap_pages)
+		extractor->native_key = radik_extract_native_key(key, rel);
+	extractor->fill_slot = extractor->need_slot &&
+		((qual != NULL && extractor->native_qual == NULL) ||
+		 (key->attnum <= 0 && extractor->native_key == NULL));
 }
 
 /* Make the slot the row in tuple and econtext's scan tuple, for the expression evaluator. */
@@ -295,6 +226,32 @@ row_passes_verdict(RadikExtractor *extractor, HeapTuple tuple, RadikQualResult v
 			set_slot_row(extractor, tuple);
 			return ExecQual(extractor->qual, extractor->econtext);
 	}
+}
+
+/* The key expression's value for the row in tuple (NULL: the row is in the slot already). */
+static inline Datum
+key_expression_value(RadikExtractor *extractor, HeapTuple tuple, bool *isnull)
+{
+	if (extractor->native_key != NULL && tuple != NULL)
+	{
+		float8		value;
+
+		switch (radik_native_key_run(extractor->native_key, tuple, &value))
+		{
+			case RADIK_NATIVE_KEY_VALUE:
+				*isnull = false;
+				return Float8GetDatum(value);
+			case RADIK_NATIVE_KEY_NULL:
+				*isnull = true;
+				return (Datum) 0;
+			case RADIK_NATIVE_KEY_ASK_EXECUTOR:
+				/* PostgreSQL's expression raises the error */
+				if (!extractor->fill_slot)
+					set_slot_row(extractor, tuple);
+				break;
+		}
+	}
+	return ExecEvalExprSwitchContext(extractor->key->expr, extractor->econtext, isnull);
 }
 
 /*
@@ -340,7 +297,7 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 		!row_passes_verdict(extractor, tuple,
 							radik_native_qual_run(extractor->native_qual, tuple)))
 		return;
-	if (extractor->need_slot)
+	if (extractor->fill_slot)
 	{
 		set_slot_row(extractor, tuple);
 		if (extractor->qual != NULL && extractor->native_qual == NULL &&
@@ -352,7 +309,7 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 	if (!key_read)
 	{
 		if (extractor->key->attnum <= 0)
-			value = ExecEvalExprSwitchContext(extractor->key->expr, extractor->econtext, &isnull);
+			value = key_expression_value(extractor, tuple, &isnull);
 		else if (tuple == NULL)
 			value = slot_getattr(slot, extractor->key->attnum, &isnull);
 		else

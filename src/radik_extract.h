@@ -27,6 +27,7 @@
 #include "radik_groups.h"
 #include "radik_heap.h"
 #include "radik_key_mapper.h"
+#include "radik_native_key.h"
 #include "radik_native_qual.h"
 
 /*
@@ -99,6 +100,8 @@ typedef struct RadikExtractor
 	ExprContext *econtext;
 	ExprState  *qual;
 	RadikNativeQual *native_qual;	/* qual run on raw values, when it can be */
+	RadikNativeKey *native_key; /* a key expression computed from raw values, when it can be */
+	bool		fill_slot;		/* each row goes into the slot, for the executor (extract_row) */
 	bool		key_first;		/* the key column is compared first, qual after (extract_row) */
 	RadikGroupSet *groups;		/* set: rows are offered to their groups, not batched */
 	int64		nulls_limit;	/* NULL-key rows to keep at most; the rest are only counted */
@@ -119,6 +122,13 @@ extern void radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapsho
 								ExprState *qual, const RadikSortKey *key, int64 nulls_limit);
 
 /*
+ * Can the key be read before the quals (an implicitly ANDed list), which then run only on rows
+ * whose key may still be selected?  For a plain column key, where the quals' errors and effects
+ * cannot depend on a row's values: a row left out for its key then hides nothing.
+ */
+extern bool radik_extract_key_read_first(List *quals, const RadikSortKey *key);
+
+/*
  * The quals (an implicitly ANDed list) compiled to run on raw column values for a scan by key
  * (radik_native_qual.h), or NULL where they run through the executor: where they cannot, and
  * where they match text and the key is a column read before them (extract_row), so that the
@@ -126,6 +136,12 @@ extern void radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapsho
  */
 extern RadikNativeQual *radik_extract_native_quals(List *quals, Relation rel,
 												   const RadikSortKey *key);
+
+/*
+ * The key's expression compiled to be computed from raw column values (radik_native_key.h), or
+ * NULL where the executor computes it (a plain column key is read, not computed).
+ */
+extern RadikNativeKey *radik_extract_native_key(const RadikSortKey *key, Relation rel);
 
 /*
  * Make a serial heap extractor read only blocks[0 .. nblocks) (ascending, below the table's

@@ -164,6 +164,11 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 													   node->ss.ss_currentRelation,
 													   &state->keys[state->selecting]) != NULL,
 							es);
+	/* Likewise whether an expression key is computed from them (radik_native_key.c). */
+	if (es->verbose && state->keys[state->selecting].attnum <= 0)
+		ExplainPropertyBool("Native Key",
+							radik_extract_native_key(&state->keys[state->selecting],
+													 node->ss.ss_currentRelation) != NULL, es);
 	if (state->parallel.nworkers > 0)
 	{
 		ExplainPropertyInteger("Workers Planned", NULL, state->parallel.nworkers, es);

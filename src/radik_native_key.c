@@ -1,0 +1,350 @@
+/*
+ * radik_native_key.c
+ *	  Compile a double precision key expression into nodes and compute it for a row
+ *	  (radik_native_key.h says which expressions and why).
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
+
+#include "radik_heap.h"
+#include "radik_native_key.h"
+
+/* Room for the nodes and columns of a key; larger expressions run through the executor. */
+#define MAX_KEY_NODES 32
+#define MAX_KEY_COLUMNS 8
+
+typedef enum KeyNodeKind
+{
+	KEY_COLUMN,					/* a column's value as a double (exact for real and the
+								 * integers' cast, which rounds as C's conversion does) */
+	KEY_CONST,
+	KEY_ADD,
+	KEY_SUB,
+	KEY_MUL,
+	KEY_DIV,
+	KEY_ABS,
+	KEY_NEGATE,
+	KEY_CAST					/* integer or real to double precision: its operand's value */
+} KeyNodeKind;
+
+typedef struct KeyNode
+{
+	KeyNodeKind kind;
+	Oid			type;			/* the SQL type of the node's value */
+	int			left;			/* operands: earlier nodes */
+	int			right;
+	int			column;			/* KEY_COLUMN: index into columns */
+	float8		constant;		/* KEY_CONST */
+} KeyNode;
+
+struct RadikNativeKey
+{
+	int			nnodes;			/* the last node is the key */
+	KeyNode		nodes[MAX_KEY_NODES];
+	int			ncolumns;
+	RadikColumnReader columns[MAX_KEY_COLUMNS];
+};
+
+typedef struct Compiler
+{
+	RadikNativeKey *key;
+	Relation	rel;
+} Compiler;
+
+/* A node's outcome for one row. */
+typedef enum KeyValueState
+{
+	STATE_VALUE,
+	STATE_NULL,
+	STATE_ERROR
+} KeyValueState;
+
+/* An operator's function: its kind and operand types (InvalidOid: no right operand). */
+typedef struct KeyFunction
+{
+	Oid			funcid;
+	KeyNodeKind kind;
+	Oid			left_type;
+	Oid			right_type;
+} KeyFunction;
+
+static const KeyFunction key_functions[] = {
+	{F_FLOAT8PL, KEY_ADD, FLOAT8OID, FLOAT8OID},
+	{F_FLOAT8MI, KEY_SUB, FLOAT8OID, FLOAT8OID},
+	{F_FLOAT8MUL, KEY_MUL, FLOAT8OID, FLOAT8OID},
+	{F_FLOAT8DIV, KEY_DIV, FLOAT8OID, FLOAT8OID},
+	{F_FLOAT48PL, KEY_ADD, FLOAT4OID, FLOAT8OID},
+	{F_FLOAT48MI, KEY_SUB, FLOAT4OID, FLOAT8OID},
+	{F_FLOAT48MUL, KEY_MUL, FLOAT4OID, FLOAT8OID},
+	{F_FLOAT48DIV, KEY_DIV, FLOAT4OID, FLOAT8OID},
+	{F_FLOAT84PL, KEY_ADD, FLOAT8OID, FLOAT4OID},
+	{F_FLOAT84MI, KEY_SUB, FLOAT8OID, FLOAT4OID},
+	{F_FLOAT84MUL, KEY_MUL, FLOAT8OID, FLOAT4OID},
+	{F_FLOAT84DIV, KEY_DIV, FLOAT8OID, FLOAT4OID},
+	{F_FLOAT8ABS, KEY_ABS, FLOAT8OID, InvalidOid},	/* @ x */
+	{F_ABS_FLOAT8, KEY_ABS, FLOAT8OID, InvalidOid}, /* abs(x) */
+	{F_FLOAT8UM, KEY_NEGATE, FLOAT8OID, InvalidOid},
+	{F_FLOAT8_INT2, KEY_CAST, INT2OID, InvalidOid},
+	{F_FLOAT8_INT4, KEY_CAST, INT4OID, InvalidOid},
+	{F_FLOAT8_INT8, KEY_CAST, INT8OID, InvalidOid},
+	{F_FLOAT8_FLOAT4, KEY_CAST, FLOAT4OID, InvalidOid},
+};
+
+static int
+add_node(Compiler *compiler, KeyNodeKind kind, Oid type)
+{
+	RadikNativeKey *key = compiler->key;
+
+	if (key->nnodes == MAX_KEY_NODES)
+		return -1;
+	memset(&key->nodes[key->nnodes], 0, sizeof(KeyNode));
+	key->nodes[key->nnodes].kind = kind;
+	key->nodes[key->nnodes].type = type;
+	return key->nnodes++;
+}
+
+/* The index of the column attnum among the columns read, added if new; -1 without room. */
+static int
+column_index(Compiler *compiler, AttrNumber attnum)
+{
+	RadikNativeKey *key = compiler->key;
+
+	for (int i = 0; i < key->ncolumns; i++)
+		if (key->columns[i].attnum == attnum)
+			return i;
+	if (key->ncolumns == MAX_KEY_COLUMNS)
+		return -1;
+	radik_column_reader_init(&key->columns[key->ncolumns], compiler->rel, attnum);
+	return key->ncolumns++;
+}
+
+/* Compile expr, whose value must have type want; the node's index, or -1 when unsupported. */
+static int
+compile_node(Compiler *compiler, Expr *expr, Oid want)
+{
+	RadikNativeKey *key = compiler->key;
+	Oid			funcid;
+	List	   *args;
+	int			node;
+
+	if (exprType((Node *) expr) != want)
+		return -1;
+	if (IsA(expr, Var))
+	{
+		Var		   *var = (Var *) expr;
+		int			column;
+
+		if (var->varattno <= 0 || var->varlevelsup != 0 ||
+			(column = column_index(compiler, var->varattno)) < 0 ||
+			(node = add_node(compiler, KEY_COLUMN, want)) < 0)
+			return -1;
+		key->nodes[node].column = column;
+		return node;
+	}
+	if (IsA(expr, Const))
+	{
+		Const	   *constant = (Const *) expr;
+
+		/* a NULL constant makes the key NULL everywhere: left to the executor */
+		if (constant->constisnull || (node = add_node(compiler, KEY_CONST, want)) < 0)
+			return -1;
+		switch (want)
+		{
+			case INT2OID:
+				key->nodes[node].constant = DatumGetInt16(constant->constvalue);
+				break;
+			case INT4OID:
+				key->nodes[node].constant = DatumGetInt32(constant->constvalue);
+				break;
+			case INT8OID:
+				key->nodes[node].constant = (float8) DatumGetInt64(constant->constvalue);
+				break;
+			case FLOAT4OID:
+				key->nodes[node].constant = DatumGetFloat4(constant->constvalue);
+				break;
+			default:
+				key->nodes[node].constant = DatumGetFloat8(constant->constvalue);
+				break;
+		}
+		return node;
+	}
+	if (IsA(expr, OpExpr))
+	{
+		set_opfuncid((OpExpr *) expr);
+		funcid = ((OpExpr *) expr)->opfuncid;
+		args = ((OpExpr *) expr)->args;
+	}
+	else if (IsA(expr, FuncExpr))
+	{
+		funcid = ((FuncExpr *) expr)->funcid;
+		args = ((FuncExpr *) expr)->args;
+	}
+	else
+		return -1;
+	if (want != FLOAT8OID)
+		return -1;				/* every operator here gives a double */
+	for (int i = 0; i < lengthof(key_functions); i++)
+	{
+		const KeyFunction *function = &key_functions[i];
+		int			left;
+		int			right = -1;
+
+		if (function->funcid != funcid)
+			continue;
+		if (list_length(args) != (OidIsValid(function->right_type) ? 2 : 1))
+			return -1;
+		left = compile_node(compiler, linitial(args), function->left_type);
+		if (left < 0)
+			return -1;
+		if (OidIsValid(function->right_type) &&
+			(right = compile_node(compiler, lsecond(args), function->right_type)) < 0)
+			return -1;
+		if ((node = add_node(compiler, function->kind, FLOAT8OID)) < 0)
+			return -1;
+		key->nodes[node].left = left;
+		key->nodes[node].right = right;
+		return node;
+	}
+	return -1;
+}
+
+RadikNativeKey *
+radik_native_key_compile(Expr *expr, Relation rel)
+{
+	Compiler	compiler;
+
+	compiler.key = palloc0(sizeof(RadikNativeKey));
+	compiler.rel = rel;
+	if (compile_node(&compiler, expr, FLOAT8OID) < 0 ||
+		compiler.key->nodes[compiler.key->nnodes - 1].kind == KEY_COLUMN)
+	{
+		/* unsupported, or a plain column, which the extractor reads itself */
+		pfree(compiler.key);
+		return NULL;
+	}
+	return compiler.key;
+}
+
+/* A column's value as a double, as the cast to double precision makes it. */
+static inline float8
+column_double(Oid type, Datum value)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return DatumGetInt16(value);
+		case INT4OID:
+			return DatumGetInt32(value);
+		case INT8OID:
+			return (float8) DatumGetInt64(value);
+		case FLOAT4OID:
+			return DatumGetFloat4(value);
+		default:
+			return DatumGetFloat8(value);
+	}
+}
+
+/*
+ * a op b as PostgreSQL's float8_pl, _mi, _mul and _div compute it (utils/float.h); false where
+ * they raise an error.
+ */
+static inline bool
+arithmetic(KeyNodeKind kind, float8 a, float8 b, float8 *result)
+{
+	float8		r;
+
+	switch (kind)
+	{
+		case KEY_ADD:
+			r = a + b;
+			break;
+		case KEY_SUB:
+			r = a - b;
+			break;
+		case KEY_MUL:
+			r = a * b;
+			if (r == 0.0 && a != 0.0 && b != 0.0)
+				return false;	/* underflow */
+			break;
+		default:
+			if (b == 0.0 && !isnan(a))
+				return false;	/* division by zero */
+			r = a / b;
+			if (isinf(r) && !isinf(a))
+				return false;	/* overflow */
+			if (r == 0.0 && a != 0.0 && !isinf(b))
+				return false;	/* underflow */
+			*result = r;
+			return true;
+	}
+	if (isinf(r) && !isinf(a) && !isinf(b))
+		return false;			/* overflow */
+	*result = r;
+	return true;
+}
+
+RadikNativeKeyResult
+radik_native_key_run(const RadikNativeKey *key, HeapTuple tuple, float8 *value)
+{
+	float8		values[MAX_KEY_NODES];
+	uint8		states[MAX_KEY_NODES];
+
+	for (int i = 0; i < key->nnodes; i++)
+	{
+		const KeyNode *node = &key->nodes[i];
+		uint8		state = STATE_VALUE;
+
+		switch (node->kind)
+		{
+			case KEY_COLUMN:
+				{
+					bool		isnull;
+					Datum		datum = radik_read_column(&key->columns[node->column], tuple,
+														  &isnull);
+
+					if (isnull)
+						state = STATE_NULL;
+					else
+						values[i] = column_double(node->type, datum);
+					break;
+				}
+			case KEY_CONST:
+				values[i] = node->constant;
+				break;
+			default:
+				/* an operand's error first (every argument is evaluated), then NULLs */
+				state = states[node->left];
+				if (node->right >= 0 && states[node->right] != STATE_VALUE &&
+					state != STATE_ERROR)
+					state = states[node->right];
+				if (state != STATE_VALUE)
+					break;
+				if (node->kind == KEY_CAST)
+					values[i] = values[node->left];
+				else if (node->kind == KEY_ABS)
+					values[i] = fabs(values[node->left]);
+				else if (node->kind == KEY_NEGATE)
+					values[i] = -values[node->left];
+				else if (!arithmetic(node->kind, values[node->left], values[node->right],
+									 &values[i]))
+					state = STATE_ERROR;
+				break;
+		}
+		states[i] = state;
+	}
+	switch (states[key->nnodes - 1])
+	{
+		case STATE_VALUE:
+			*value = values[key->nnodes - 1];
+			return RADIK_NATIVE_KEY_VALUE;
+		case STATE_NULL:
+			return RADIK_NATIVE_KEY_NULL;
+		default:
+			return RADIK_NATIVE_KEY_ASK_EXECUTOR;
+	}
+}
