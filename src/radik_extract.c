@@ -256,11 +256,12 @@ key_expression_value(RadikExtractor *extractor, HeapTuple tuple, bool *isnull)
 
 /*
  * The row in slot, or on the heap path the row in tuple (stored into slot when quals or a key
- * expression need it): does it pass the quals, and where does it go in batch?
+ * expression need it): does it pass the quals, and where does it go in batch?  verdict is the
+ * native quals' verdict on the row where the caller ran them on its page, else NULL.
  */
 static inline void
 extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKeyBatch *batch,
-			uint64 threshold)
+			uint64 threshold, const RadikQualResult *verdict)
 {
 	TupleTableSlot *slot = extractor->slot;
 	Datum		value = (Datum) 0;
@@ -295,6 +296,7 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 	}
 	if (extractor->native_qual != NULL &&
 		!row_passes_verdict(extractor, tuple,
+							verdict != NULL ? *verdict :
 							radik_native_qual_run(extractor->native_qual, tuple)))
 		return;
 	if (extractor->fill_slot)
@@ -846,6 +848,12 @@ extract_next_heap_page(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 t
 		extract_page_column(extractor, page, block, batch, threshold, &prefetch);
 	else
 	{
+		/* native quals (with a key expression) run node by node over the page first */
+		RadikQualResult verdicts[MaxHeapTuplesPerPage];
+
+		if (extractor->native_qual != NULL)
+			radik_native_qual_run_page(extractor->native_qual, page, block, extractor->vistuples,
+									   extractor->ntuples, verdicts);
 		tuple.t_tableOid = RelationGetRelid(extractor->rel);
 		for (int i = 0; i < extractor->ntuples; i++)
 		{
@@ -856,7 +864,8 @@ extract_next_heap_page(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 t
 			tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
 			tuple.t_len = ItemIdGetLength(lp);
 			ItemPointerSet(&tuple.t_self, block, offnum);
-			extract_row(extractor, &tuple, &tuple.t_self, batch, threshold);
+			extract_row(extractor, &tuple, &tuple.t_self, batch, threshold,
+						extractor->native_qual != NULL ? &verdicts[i] : NULL);
 		}
 	}
 	page_prefetch_end(&prefetch);
@@ -911,7 +920,7 @@ radik_extract(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold,
 				extractor->finished = true;
 				return false;
 			}
-			extract_row(extractor, NULL, &extractor->slot->tts_tid, batch, threshold);
+			extract_row(extractor, NULL, &extractor->slot->tts_tid, batch, threshold, NULL);
 		}
 		return true;
 	}
