@@ -8,6 +8,7 @@
 #include "mb/pg_wchar.h"
 #include "utils/lsyscache.h"
 
+#include "radik_compat.h"
 #include "radik_native_like.h"
 
 struct RadikLikePattern

@@ -50,6 +50,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "radik_compat.h"
 #include "radik_keys.h"
 #include "radik_native_nodes.h"
 #include "radik_native_qual.h"
