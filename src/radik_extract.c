@@ -256,12 +256,12 @@ key_expression_value(RadikExtractor *extractor, HeapTuple tuple, bool *isnull)
 
 /*
  * The row in slot, or on the heap path the row in tuple (stored into slot when quals or a key
- * expression need it): does it pass the quals, and where does it go in batch?  verdict is the
- * native quals' verdict on the row where the caller ran them on its page, else NULL.
+ * expression need it): does it pass the quals, and where does it go in batch?  With native
+ * quals, verdict is theirs on the row, run over its page by the caller.
  */
 static inline void
 extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKeyBatch *batch,
-			uint64 threshold, const RadikQualResult *verdict)
+			uint64 threshold, RadikQualResult verdict)
 {
 	TupleTableSlot *slot = extractor->slot;
 	Datum		value = (Datum) 0;
@@ -294,10 +294,7 @@ extract_row(RadikExtractor *extractor, HeapTuple tuple, ItemPointer tid, RadikKe
 		}
 		key_read = true;
 	}
-	if (extractor->native_qual != NULL &&
-		!row_passes_verdict(extractor, tuple,
-							verdict != NULL ? *verdict :
-							radik_native_qual_run(extractor->native_qual, tuple)))
+	if (extractor->native_qual != NULL && !row_passes_verdict(extractor, tuple, verdict))
 		return;
 	if (extractor->fill_slot)
 	{
@@ -865,7 +862,7 @@ extract_next_heap_page(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 t
 			tuple.t_len = ItemIdGetLength(lp);
 			ItemPointerSet(&tuple.t_self, block, offnum);
 			extract_row(extractor, &tuple, &tuple.t_self, batch, threshold,
-						extractor->native_qual != NULL ? &verdicts[i] : NULL);
+						extractor->native_qual != NULL ? verdicts[i] : RADIK_QUAL_TRUE);
 		}
 	}
 	page_prefetch_end(&prefetch);
@@ -920,7 +917,8 @@ radik_extract(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold,
 				extractor->finished = true;
 				return false;
 			}
-			extract_row(extractor, NULL, &extractor->slot->tts_tid, batch, threshold, NULL);
+			extract_row(extractor, NULL, &extractor->slot->tts_tid, batch, threshold,
+						RADIK_QUAL_TRUE);	/* no native quals off the heap path */
 		}
 		return true;
 	}

@@ -365,15 +365,12 @@ void
 radik_icu_table_adopt(Oid collation, const RadikIcuTable *table)
 {
 	const UCollator *collator = collation_collator(collation);
-	RadikIcuTable *copy = NULL;
+	RadikIcuTable *copy;
 
 	if (collator == NULL || find_entry(collator) != NULL)
 		return;
-	if (table != NULL)
-	{
-		copy = MemoryContextAlloc(TopMemoryContext, sizeof(RadikIcuTable));
-		memcpy(copy, table, sizeof(RadikIcuTable));
-	}
+	copy = MemoryContextAlloc(TopMemoryContext, sizeof(RadikIcuTable));
+	memcpy(copy, table, sizeof(RadikIcuTable));
 	add_entry(collator, copy);
 }
 

@@ -58,7 +58,7 @@ typedef struct RadikIcuTable
 extern const RadikIcuTable *radik_icu_table(Oid collation);
 
 /*
- * Record table (NULL: none) as collation's, unless the backend has one already: a parallel
+ * Record a copy of table as collation's, unless the backend has made its own already: a parallel
  * worker takes its leader's table instead of asking ICU for it again on every query.
  */
 extern void radik_icu_table_adopt(Oid collation, const RadikIcuTable *table);

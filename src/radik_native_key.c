@@ -13,6 +13,7 @@
 
 #include "radik_heap.h"
 #include "radik_native_key.h"
+#include "radik_native_nodes.h"
 
 /* Room for the nodes and columns of a key; larger expressions run through the executor. */
 #define MAX_KEY_NODES 32
@@ -29,7 +30,8 @@ typedef enum KeyNodeKind
 	KEY_DIV,
 	KEY_ABS,
 	KEY_NEGATE,
-	KEY_CAST					/* integer or real to double precision: its operand's value */
+	KEY_CAST					/* integer or real to double precision: no node of its own (a
+								 * column's value is a double already) */
 } KeyNodeKind;
 
 typedef struct KeyNode
@@ -55,14 +57,6 @@ typedef struct Compiler
 	RadikNativeKey *key;
 	Relation	rel;
 } Compiler;
-
-/* A node's outcome for one row. */
-typedef enum KeyValueState
-{
-	STATE_VALUE,
-	STATE_NULL,
-	STATE_ERROR
-} KeyValueState;
 
 /* An operator's function: its kind and operand types (InvalidOid: no right operand). */
 typedef struct KeyFunction
@@ -201,6 +195,8 @@ compile_node(Compiler *compiler, Expr *expr, Oid want)
 		left = compile_node(compiler, linitial(args), function->left_type);
 		if (left < 0)
 			return -1;
+		if (function->kind == KEY_CAST)
+			return left;
 		if (OidIsValid(function->right_type) &&
 			(right = compile_node(compiler, lsecond(args), function->right_type)) < 0)
 			return -1;
@@ -220,10 +216,8 @@ radik_native_key_compile(Expr *expr, Relation rel)
 
 	compiler.key = palloc0(sizeof(RadikNativeKey));
 	compiler.rel = rel;
-	if (compile_node(&compiler, expr, FLOAT8OID) < 0 ||
-		compiler.key->nodes[compiler.key->nnodes - 1].kind == KEY_COLUMN)
+	if (compile_node(&compiler, expr, FLOAT8OID) < 0)
 	{
-		/* unsupported, or a plain column, which the extractor reads itself */
 		pfree(compiler.key);
 		return NULL;
 	}
@@ -254,7 +248,7 @@ column_double(Oid type, Datum value)
  * they raise an error.
  */
 static inline bool
-arithmetic(KeyNodeKind kind, float8 a, float8 b, float8 *result)
+float_arithmetic(KeyNodeKind kind, float8 a, float8 b, float8 *result)
 {
 	float8		r;
 
@@ -292,12 +286,12 @@ RadikNativeKeyResult
 radik_native_key_run(const RadikNativeKey *key, HeapTuple tuple, float8 *value)
 {
 	float8		values[MAX_KEY_NODES];
-	uint8		states[MAX_KEY_NODES];
+	uint8		states[MAX_KEY_NODES];	/* NodeResult */
 
 	for (int i = 0; i < key->nnodes; i++)
 	{
 		const KeyNode *node = &key->nodes[i];
-		uint8		state = STATE_VALUE;
+		NodeResult	state = NODE_VALUE;
 
 		switch (node->kind)
 		{
@@ -308,7 +302,7 @@ radik_native_key_run(const RadikNativeKey *key, HeapTuple tuple, float8 *value)
 														  &isnull);
 
 					if (isnull)
-						state = STATE_NULL;
+						state = NODE_NULL;
 					else
 						values[i] = column_double(node->type, datum);
 					break;
@@ -317,32 +311,28 @@ radik_native_key_run(const RadikNativeKey *key, HeapTuple tuple, float8 *value)
 				values[i] = node->constant;
 				break;
 			default:
-				/* an operand's error first (every argument is evaluated), then NULLs */
-				state = states[node->left];
-				if (node->right >= 0 && states[node->right] != STATE_VALUE &&
-					state != STATE_ERROR)
-					state = states[node->right];
-				if (state != STATE_VALUE)
+				state = node->right >= 0 ?
+					operands_result(states[node->left], states[node->right]) :
+					(NodeResult) states[node->left];
+				if (state != NODE_VALUE)
 					break;
-				if (node->kind == KEY_CAST)
-					values[i] = values[node->left];
-				else if (node->kind == KEY_ABS)
+				if (node->kind == KEY_ABS)
 					values[i] = fabs(values[node->left]);
 				else if (node->kind == KEY_NEGATE)
 					values[i] = -values[node->left];
-				else if (!arithmetic(node->kind, values[node->left], values[node->right],
-									 &values[i]))
-					state = STATE_ERROR;
+				else if (!float_arithmetic(node->kind, values[node->left], values[node->right],
+											  &values[i]))
+					state = NODE_ERROR;
 				break;
 		}
-		states[i] = state;
+		states[i] = (uint8) state;
 	}
 	switch (states[key->nnodes - 1])
 	{
-		case STATE_VALUE:
+		case NODE_VALUE:
 			*value = values[key->nnodes - 1];
 			return RADIK_NATIVE_KEY_VALUE;
-		case STATE_NULL:
+		case NODE_NULL:
 			return RADIK_NATIVE_KEY_NULL;
 		default:
 			return RADIK_NATIVE_KEY_ASK_EXECUTOR;

@@ -681,16 +681,6 @@ read_columns(const RadikNativeQual *qual, HeapTuple tuple, int row)
 	}
 }
 
-RadikQualResult
-radik_native_qual_run(const RadikNativeQual *qual, HeapTuple tuple)
-{
-	RadikQualResult verdict;
-
-	read_columns(qual, tuple, 0);
-	run_rows(qual, 1, &verdict);
-	return verdict;
-}
-
 void
 radik_native_qual_run_page(const RadikNativeQual *qual, Page page, BlockNumber block,
 						   const OffsetNumber *offsets, int n, RadikQualResult *verdicts)

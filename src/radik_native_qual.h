@@ -34,9 +34,6 @@ extern RadikNativeQual *radik_native_qual_compile(List *quals, Relation rel);
 /* Does the qual match text (a LIKE node), which costs more per row than the other nodes? */
 extern bool radik_native_qual_matches_text(const RadikNativeQual *qual);
 
-/* Run the native quals on a heap tuple of rel. */
-extern RadikQualResult radik_native_qual_run(const RadikNativeQual *qual, HeapTuple tuple);
-
 /*
  * Run them on the tuples at offsets[0 .. n) of a heap page of rel (block), n at most
  * MaxHeapTuplesPerPage, at once: verdicts[i] for offsets[i].  Much cheaper per row than one call

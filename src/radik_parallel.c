@@ -95,8 +95,7 @@ typedef struct RadikParallelShared
 	int64		keys_from_icu;	/* RadikSelectStats */
 
 	/* the leader's ICU table of the key's collation, which the workers take instead of their own */
-	bool		icu_table_known;	/* else the key needs none */
-	bool		has_icu_table;	/* else the collation has none */
+	bool		has_icu_table;
 	RadikIcuTable icu_table;
 
 	/* the parallel table scan follows, MAXALIGN'd */
@@ -165,12 +164,8 @@ group_keys_string(const RadikGroupSpec *groups)
 static void
 share_icu_table(RadikParallelShared *shared, const RadikSortKey *key)
 {
-	const RadikIcuTable *table;
+	const RadikIcuTable *table = radik_key_icu_table(key);
 
-	if (key->type != TEXTOID && key->type != BPCHAROID)
-		return;
-	table = radik_key_icu_table(key);
-	shared->icu_table_known = true;
 	shared->has_icu_table = table != NULL;
 	if (table != NULL)
 		memcpy(&shared->icu_table, table, sizeof(RadikIcuTable));
@@ -586,9 +581,8 @@ radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
 	if (quals_string != NULL)
 		qual = ExecInitQual((List *) stringToNode(quals_string), NULL);
 
-	if (shared->icu_table_known)
-		radik_icu_table_adopt(shared->key_collation,
-							  shared->has_icu_table ? &shared->icu_table : NULL);
+	if (shared->has_icu_table)
+		radik_icu_table_adopt(shared->key_collation, &shared->icu_table);
 	memset(&key, 0, sizeof(key));
 	key.type = shared->key_type;
 	key.collation = shared->key_collation;
