@@ -61,14 +61,6 @@
 #define QUAL_ROWS_PER_CALL 32
 
 /*
- * pin_block's guesses of a block's buffer: after this many wrong ones in a row it guesses only
- * on every GUESS_PROBE_PAGES-th page, until a guess is right again.
- */
-#define GUESS_MISSES_TO_PAUSE 4
-#define GUESS_PROBE_PAGES 64
-
-
-/*
  * Add the columns node's Vars read to the Bitmapset *context; stop (true) at a whole-row or
  * system column.
  */
@@ -136,9 +128,6 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 					const RadikSortKey *key, int64 nulls_limit)
 {
 	memset(extractor, 0, sizeof(*extractor));
-	extractor->last_block = InvalidBlockNumber;
-	extractor->last_buffer = InvalidBuffer;
-	extractor->buffer_step = 1;
 	extractor->rel = rel;
 	extractor->key = key;
 	radik_key_mapper_init(&extractor->mapper, key);
@@ -160,6 +149,8 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 	/* the page walk lists visible tuples as a page-mode scan does, which needs an MVCC snapshot */
 	extractor->heap_pages = rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
 		(extractor->scan->rs_flags & SO_ALLOW_PAGEMODE) != 0;
+	if (extractor->heap_pages)
+		radik_page_source_begin(&extractor->pages, rel, (HeapScanDesc) extractor->scan);
 
 	extractor->need_slot = qual != NULL || key->attnum <= 0;
 	if (extractor->heap_pages && qual != NULL)
@@ -418,25 +409,28 @@ typedef struct PagePrefetch
 } PagePrefetch;
 
 /*
- * Start prefetching the next page (pinned in ahead, or none) over rows rows of this one.  Its
- * line pointers are asked for first, as they are read first; then its tuples, from the page's
- * end, where the first tuples lie.  The page is read without its lock: a prefetch is only a hint,
+ * Start prefetching the next page (ahead, or none) over rows rows of this one.  With
+ * line_pointers_first, its line pointers are asked for first, as they are read first; then the
+ * rest, from the page's end, where the first tuples lie.  The page is read without its lock: a prefetch is only a hint,
  * and every address asked for lies within the page.
  */
 static inline void
-page_prefetch_begin(PagePrefetch *prefetch, Buffer ahead, int rows)
+page_prefetch_begin(PagePrefetch *prefetch, const char *ahead, bool line_pointers_first,
+					int rows)
 {
 	const int	lines = BLCKSZ / RADIK_PREFETCH_STRIDE;
-	PageHeader	header;
 
-	prefetch->page = NULL;
-	if (!BufferIsValid(ahead))
+	prefetch->page = ahead;
+	if (ahead == NULL)
 		return;
-	prefetch->page = (const char *) BufferGetPage(ahead);
-	header = (PageHeader) prefetch->page;
-	for (int offset = 0; offset < Min((int) header->pd_lower, BLCKSZ);
-		 offset += RADIK_PREFETCH_STRIDE)
-		radik_prefetch_for_read(prefetch->page + offset);
+	if (line_pointers_first)
+	{
+		PageHeader	header = (PageHeader) ahead;
+
+		for (int offset = 0; offset < Min((int) header->pd_lower, BLCKSZ);
+			 offset += RADIK_PREFETCH_STRIDE)
+			radik_prefetch_for_read(ahead + offset);
+	}
 	prefetch->next = BLCKSZ - RADIK_PREFETCH_STRIDE;
 	prefetch->per_row = rows > 0 ? (lines + rows - 1) / rows : lines;
 }
@@ -470,11 +464,13 @@ page_prefetch_end(PagePrefetch *prefetch)
  * and give every tuple to the serializable conflict check.  That check starts by asking
  * CheckForSerializableConflictOutNeeded, which stays false for the whole scan outside
  * serializable transactions, so it is asked once per page and the per-tuple call made only when
- * it said yes (the call then asks again itself, as it would have).
+ * it said yes (the call then asks again itself, as it would have).  A page copied from the page
+ * cache is all-visible outside serializable transactions (radik_page_source.c): every tuple.
  */
 static void
-list_visible_tuples(RadikExtractor *extractor, Buffer buffer, BlockNumber block)
+list_visible_tuples(RadikExtractor *extractor, RadikPageRef *ref, BlockNumber block)
 {
+	Buffer		buffer = ref->buffer;
 	Relation	rel = extractor->rel;
 	Snapshot	snapshot = extractor->scan->rs_snapshot;
 	Page		page;
@@ -485,9 +481,12 @@ list_visible_tuples(RadikExtractor *extractor, Buffer buffer, BlockNumber block)
 	int			check_serializable = -1;	/* not asked yet */
 	int			ntuples = 0;
 
-	heap_page_prune_opt(rel, buffer);
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buffer);
+	if (BufferIsValid(buffer))
+	{
+		heap_page_prune_opt(rel, buffer);
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	}
+	page = ref->page;
 	TestForOldSnapshot(snapshot, rel, page);
 	lines = PageGetMaxOffsetNumber(page);
 	all_visible = PageIsAllVisible(page) && !snapshot->takenDuringRecovery;
@@ -517,7 +516,8 @@ list_visible_tuples(RadikExtractor *extractor, Buffer buffer, BlockNumber block)
 		if (valid)
 			extractor->vistuples[ntuples++] = lineoff;
 	}
-	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	if (BufferIsValid(buffer))
+		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 	extractor->ntuples = ntuples;
 }
 
@@ -735,78 +735,16 @@ map_keys:
 }
 
 /*
- * Raise the usage count of a buffer pinned by ReadRecentBuffer as ReadBuffer's pin would have
- * (PinBuffer: up to the maximum without a strategy, from 0 to 1 with one), which PostgreSQL 15's
- * ReadRecentBuffer does not do: else a table scanned only by radik would lose its place in
- * shared buffers.
- */
-static void
-count_buffer_use(Buffer buffer, BufferAccessStrategy strategy)
-{
-	BufferDesc *desc = GetBufferDescriptor(buffer - 1);
-	uint32		buf_state = LockBufHdr(desc);
-	uint32		usage = BUF_STATE_GET_USAGECOUNT(buf_state);
-
-	if (strategy == NULL ? usage < BM_MAX_USAGE_COUNT : usage == 0)
-		buf_state += BUF_USAGECOUNT_ONE;
-	UnlockBufHdr(desc, buf_state);
-}
-
-/*
- * Pin block with the scan's buffer strategy.  Looking a block up in the shared buffer mapping
- * costs a few cache misses that depend on each other, on every page; but a table read into
- * shared buffers in block order mostly holds consecutive blocks in buffers a fixed step apart
- * (the next buffer after pg_prewarm; the one before after a bulk write, whose ring takes free
- * buffers from the top down).  So when the last block pinned was the one before, the buffer that
- * step beyond its buffer is tried first: ReadRecentBuffer pins it only if it still holds this
- * very block (else the lookup is made as usual, and the step between the two blocks' buffers is
- * learnt); the hit is counted, and the buffer's usage raised, as ReadBuffer would.  Where the
- * guesses keep missing, only one page in GUESS_PROBE_PAGES is guessed.
- */
-static inline Buffer
-pin_block(RadikExtractor *extractor, BlockNumber block)
-{
-	Relation	rel = extractor->rel;
-	BufferAccessStrategy strategy = ((HeapScanDesc) extractor->scan)->rs_strategy;
-	bool		follows_last = block == extractor->last_block + 1 && extractor->last_buffer > 0;
-	Buffer		guess = extractor->last_buffer + extractor->buffer_step;
-	Buffer		buffer;
-
-	extractor->pins++;
-	if (follows_last && guess > 0 && guess <= NBuffers &&
-		(extractor->guess_misses < GUESS_MISSES_TO_PAUSE ||
-		 extractor->pins % GUESS_PROBE_PAGES == 0))
-	{
-		if (ReadRecentBuffer(rel->rd_locator, MAIN_FORKNUM, block, guess))
-		{
-			count_buffer_use(guess, strategy);
-			pgstat_count_buffer_read(rel);
-			pgstat_count_buffer_hit(rel);
-			extractor->guess_misses = 0;
-			extractor->last_block = block;
-			extractor->last_buffer = guess;
-			return guess;
-		}
-		extractor->guess_misses++;
-	}
-	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, block, RBM_NORMAL, strategy);
-	if (follows_last && buffer > 0)
-		extractor->buffer_step = buffer - extractor->last_buffer;
-	extractor->last_block = block;
-	extractor->last_buffer = buffer;
-	return buffer;
-}
-
-/*
  * Read the next heap page and extract its visible rows; false at the end of the scan.  The page
- * after it is pinned first (extractor->ahead_buffer) and prefetched while this one is read.
+ * after it is read first (extractor->ahead: pinned, or copied) and prefetched while this one is
+ * read.
  */
 static bool
 extract_next_heap_page(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold)
 {
-	bool		prefetched = BufferIsValid(extractor->ahead_buffer);
+	bool		prefetched = extractor->ahead.page != NULL;
 	BlockNumber block;
-	Buffer		buffer;
+	RadikPageRef current;
 	BlockNumber ahead;
 	HeapTupleData tuple;
 	PagePrefetch prefetch;
@@ -818,28 +756,37 @@ extract_next_heap_page(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 t
 	if (prefetched)
 	{
 		block = extractor->ahead_block;
-		buffer = extractor->ahead_buffer;
-		extractor->ahead_buffer = InvalidBuffer;
+		current = extractor->ahead;
+		extractor->ahead.buffer = InvalidBuffer;
+		extractor->ahead.page = NULL;
 	}
 	else
 	{
 		block = next_block(extractor);
 		if (!BlockNumberIsValid(block))
 			return false;
-		buffer = pin_block(extractor, block);
+		current = radik_page_source_read(&extractor->pages, block);
 	}
 	ahead = next_block(extractor);
 	if (BlockNumberIsValid(ahead))
 	{
-		extractor->ahead_buffer = pin_block(extractor, ahead);
+		extractor->ahead = radik_page_source_read(&extractor->pages, ahead);
 		extractor->ahead_block = ahead;
 	}
 
-	list_visible_tuples(extractor, buffer, block);
-	page = BufferGetPage(buffer);
+	list_visible_tuples(extractor, &current, block);
+	page = current.page;
 	if (!prefetched)
 		prefetch_page_tuples(page);
-	page_prefetch_begin(&prefetch, extractor->ahead_buffer, extractor->ntuples);
+	/*
+	 * A copied page is in the CPU's caches already: prefetch what the next copy will read, the
+	 * whole page, without reading its header.
+	 */
+	if (extractor->ahead.page == NULL || BufferIsValid(extractor->ahead.buffer))
+		page_prefetch_begin(&prefetch, extractor->ahead.page, true, extractor->ntuples);
+	else
+		page_prefetch_begin(&prefetch, radik_page_source_peek(&extractor->pages, ahead + 1),
+							false, extractor->ntuples);
 
 	if (!extractor->need_slot)
 		extract_page_column(extractor, page, block, batch, threshold, &prefetch);
@@ -869,7 +816,7 @@ extract_next_heap_page(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 t
 	if (batch->rows != NULL && batch->count > first_row)
 		radik_carry_page_rows(batch->rows, page, block, batch->ids + first_row,
 							  batch->count - first_row);
-	ReleaseBuffer(buffer);
+	radik_page_source_release(&current);
 	return true;
 }
 
@@ -881,6 +828,7 @@ radik_extract_only_blocks(RadikExtractor *extractor, const BlockNumber *blocks, 
 	Assert(extractor->next_block == 0);
 	extractor->only_blocks = blocks;
 	extractor->nonly_blocks = nblocks;
+	extractor->pages.populate = false;	/* a few blocks of each window */
 	return true;
 }
 
@@ -892,6 +840,7 @@ radik_extract_block_ranges(RadikExtractor *extractor, const RadikBlockRange *ran
 	Assert(extractor->next_block == 0);
 	extractor->ranges = ranges;
 	extractor->nranges = nranges;
+	extractor->pages.populate = false;	/* a few blocks of each window */
 	return true;
 }
 
@@ -935,11 +884,22 @@ radik_extract(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold,
 }
 
 void
+radik_extract_count(const RadikExtractor *extractor, RadikScanCounts *counts)
+{
+	counts->rows_scanned += extractor->rows_scanned;
+	counts->rows_matched += extractor->rows_matched;
+	counts->keys_from_icu += extractor->mapper.icu_conversions;
+	counts->pages_copied += extractor->pages.pages_copied;
+}
+
+void
 radik_extract_end(RadikExtractor *extractor)
 {
-	if (BufferIsValid(extractor->ahead_buffer))
-		ReleaseBuffer(extractor->ahead_buffer);
-	extractor->ahead_buffer = InvalidBuffer;
+	if (extractor->heap_pages)
+	{
+		radik_page_source_release(&extractor->ahead);
+		radik_page_source_end(&extractor->pages);
+	}
 	ExecDropSingleTupleTableSlot(extractor->slot);
 	table_endscan(extractor->scan);
 }

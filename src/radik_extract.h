@@ -29,6 +29,7 @@
 #include "radik_key_mapper.h"
 #include "radik_native_key.h"
 #include "radik_native_qual.h"
+#include "radik_page_source.h"
 
 /*
  * Rows extracted and not yet handed on.  keys holds uint32 or uint64 values (key_bytes), ids the
@@ -81,13 +82,9 @@ typedef struct RadikExtractor
 	uint64		threshold;		/* the last radik_extract's */
 	int64		ranges_read;	/* ranges begun */
 	int64		ranges_skipped; /* ranges left unread: their bound was beyond the threshold */
-	Buffer		ahead_buffer;	/* the page read after the current one, pinned early */
+	RadikPageSource pages;		/* where the heap pages come from */
+	RadikPageRef ahead;			/* the page read after the current one, read early */
 	BlockNumber ahead_block;
-	BlockNumber last_block;		/* the block pinned last, and its buffer (see pin_block) */
-	Buffer		last_buffer;
-	int			buffer_step;	/* between the buffers of the last two consecutive blocks */
-	uint64		pins;			/* pages pinned */
-	int			guess_misses;	/* wrong guesses of a block's buffer in a row */
 	int			ntuples;		/* the current page's visible tuples */
 	OffsetNumber vistuples[MaxHeapTuplesPerPage];
 
@@ -110,6 +107,15 @@ typedef struct RadikExtractor
 	int64		rows_matched;	/* of those, rows not removed by the quals (see extract_row) */
 	int64		nulls_seen;		/* of those, rows whose key is NULL */
 } RadikExtractor;
+
+/* What scans counted, summed over the processes that ran them (radik_extract_count). */
+typedef struct RadikScanCounts
+{
+	int64		rows_scanned;	/* visible rows read */
+	int64		rows_matched;	/* of those, rows not removed by the quals */
+	int64		keys_from_icu;	/* keys an ICU collation's table did not make (radik_key_mapper.h) */
+	int64		pages_copied;	/* pages copied from the page cache (radik_page_source.h) */
+} RadikScanCounts;
 
 /*
  * Start extracting rel's rows visible to snapshot: every block when pscan is NULL, else the
@@ -191,5 +197,8 @@ radik_batch_has_room(const RadikKeyBatch *batch)
 }
 
 extern void radik_extract_end(RadikExtractor *extractor);
+
+/* Add what extractor counted to counts. */
+extern void radik_extract_count(const RadikExtractor *extractor, RadikScanCounts *counts);
 
 #endif							/* RADIK_EXTRACT_H */

@@ -453,8 +453,10 @@ feed_table(RadikFeed *feed, uint64 engine_k, uint64 seed_need, RadikSelectStats 
 	radik_extract_end(&extractor);
 	if (workers != NULL)
 	{
-		radik_parallel_end(workers, &stats->rows_scanned, &stats->rows_matched,
-						   &stats->keys_from_icu);
+		RadikScanCounts counts = {0};
+
+		radik_parallel_end(workers, &counts);
+		radik_select_stats_add_counts(stats, &counts);
 		feed->workers = NULL;
 	}
 }
@@ -635,12 +637,22 @@ radik_feed_close(RadikFeed *feed)
 }
 
 void
+radik_select_stats_add_counts(RadikSelectStats *stats, const RadikScanCounts *counts)
+{
+	stats->rows_scanned += counts->rows_scanned;
+	stats->rows_matched += counts->rows_matched;
+	stats->keys_from_icu += counts->keys_from_icu;
+	stats->pages_copied += counts->pages_copied;
+}
+
+void
 radik_select_stats_add_scan(RadikSelectStats *stats, const RadikExtractor *extractor)
 {
-	stats->rows_scanned += extractor->rows_scanned;
-	stats->rows_matched += extractor->rows_matched;
+	RadikScanCounts counts = {0};
+
+	radik_extract_count(extractor, &counts);
+	radik_select_stats_add_counts(stats, &counts);
 	stats->icu_table |= extractor->mapper.kind == RADIK_KEY_ICU;
-	stats->keys_from_icu += extractor->mapper.icu_conversions;
 }
 
 void
@@ -662,6 +674,7 @@ radik_select_stats_add(RadikSelectStats *totals, const RadikSelectStats *one)
 	totals->groups_over_memory += one->groups_over_memory;
 	totals->icu_table |= one->icu_table;
 	totals->keys_from_icu += one->keys_from_icu;
+	totals->pages_copied += one->pages_copied;
 	totals->scan_ms += one->scan_ms;
 	totals->copy_ms += one->copy_ms;
 	totals->select_ms += one->select_ms;

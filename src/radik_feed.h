@@ -79,6 +79,7 @@ typedef struct RadikSelectStats
 	int64		groups_over_memory;	/* grouped selections whose groups passed their memory */
 	bool		icu_table;		/* the key's ICU collation has a table (radik_icu_keys.h) */
 	int64		keys_from_icu;	/* of its keys, those the table did not cover */
+	int64		pages_copied;	/* heap pages copied from the page cache (radik_page_source.h) */
 	double		scan_ms;		/* reading the heap and computing keys */
 	double		copy_ms;		/* handing chunks to the engine */
 	double		select_ms;		/* the engine's selection after the last chunk */
@@ -98,8 +99,11 @@ radik_elapsed_ms(instr_time start)
 /* Add one selection's figures to the totals (the device: the last one's). */
 extern void radik_select_stats_add(RadikSelectStats *totals, const RadikSelectStats *one);
 
-/* Add what this process's extractor counted (rows, ICU keys) to stats. */
+/* Add what this process's extractor counted (rows, ICU keys, pages copied) to stats. */
 extern void radik_select_stats_add_scan(RadikSelectStats *stats, const RadikExtractor *extractor);
+
+/* Add what scans counted to stats. */
+extern void radik_select_stats_add_counts(RadikSelectStats *stats, const RadikScanCounts *counts);
 
 typedef struct RadikEngineGuard RadikEngineGuard;
 

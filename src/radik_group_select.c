@@ -129,8 +129,12 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 	radik_select_stats_add_scan(stats, &extractor);
 	radik_extract_end(&extractor);
 	if (workers != NULL)
-		radik_parallel_end(workers, &stats->rows_scanned, &stats->rows_matched,
-						   &stats->keys_from_icu);
+	{
+		RadikScanCounts counts = {0};
+
+		radik_parallel_end(workers, &counts);
+		radik_select_stats_add_counts(stats, &counts);
+	}
 	return within_memory;
 }
 

@@ -90,9 +90,7 @@ typedef struct RadikParallelShared
 	pg_atomic_uint32 groups_over_memory;	/* a process's groups passed their memory: stop */
 
 	slock_t		mutex;			/* protects the totals below */
-	int64		rows_scanned;
-	int64		rows_matched;
-	int64		keys_from_icu;	/* RadikSelectStats */
+	RadikScanCounts counts;
 
 	/* the leader's ICU table of the key's collation, which the workers take instead of their own */
 	bool		has_icu_table;
@@ -429,8 +427,7 @@ radik_parallel_receive_groups(RadikParallelScan *pscan, char **data, Size *size,
 }
 
 void
-radik_parallel_end(RadikParallelScan *pscan, int64 *rows_scanned, int64 *rows_matched,
-				   int64 *keys_from_icu)
+radik_parallel_end(RadikParallelScan *pscan, RadikScanCounts *counts)
 {
 	for (int i = 0; i < pscan->nqueues; i++)
 	{
@@ -441,9 +438,10 @@ radik_parallel_end(RadikParallelScan *pscan, int64 *rows_scanned, int64 *rows_ma
 	WaitForParallelWorkersToFinish(pscan->pcxt);
 	for (int i = 0; i < pscan->pcxt->nworkers_launched; i++)
 		InstrAccumParallelQuery(&pscan->buffer_usage[i], &pscan->wal_usage[i]);
-	*rows_scanned += pscan->shared->rows_scanned;
-	*rows_matched += pscan->shared->rows_matched;
-	*keys_from_icu += pscan->shared->keys_from_icu;
+	counts->rows_scanned += pscan->shared->counts.rows_scanned;
+	counts->rows_matched += pscan->shared->counts.rows_matched;
+	counts->keys_from_icu += pscan->shared->counts.keys_from_icu;
+	counts->pages_copied += pscan->shared->counts.pages_copied;
 	DestroyParallelContext(pscan->pcxt);
 	pfree(pscan->queues);
 	pfree(pscan);
@@ -624,9 +622,7 @@ radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc)
 
 done:
 	SpinLockAcquire(&shared->mutex);
-	shared->rows_scanned += extractor.rows_scanned;
-	shared->rows_matched += extractor.rows_matched;
-	shared->keys_from_icu += extractor.mapper.icu_conversions;
+	radik_extract_count(&extractor, &shared->counts);
 	SpinLockRelease(&shared->mutex);
 
 	radik_extract_end(&extractor);

@@ -88,11 +88,10 @@ extern bool radik_parallel_receive_groups(RadikParallelScan *pscan, char **data,
 										  bool wait, bool *all_done);
 
 /*
- * Wait for the workers to exit, add up the rows they scanned and matched and the keys they
- * asked ICU for (RadikSelectStats), and release everything.  An error in a worker is raised
+ * Wait for the workers to exit, add what their scans counted to counts, and release
+ * everything.  An error in a worker is raised
  * here, if not before.
  */
-extern void radik_parallel_end(RadikParallelScan *pscan, int64 *rows_scanned,
-							   int64 *rows_matched, int64 *keys_from_icu);
+extern void radik_parallel_end(RadikParallelScan *pscan, RadikScanCounts *counts);
 
 #endif							/* RADIK_PARALLEL_H */

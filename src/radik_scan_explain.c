@@ -196,6 +196,9 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		/* Under an ICU collation, the keys its table of ASCII characters did not make. */
 		if (es->costs && state->totals.icu_table)
 			ExplainPropertyInteger("Keys From ICU", NULL, state->totals.keys_from_icu, es);
+		/* Pages that no shared buffer held, copied from the page cache (radik_page_source.h) */
+		if (es->costs && state->totals.pages_copied > 0)
+			ExplainPropertyInteger("Pages From Page Cache", NULL, state->totals.pages_copied, es);
 		/* Rows of the answer the scan carried whole, when rows are not made from keys. */
 		if (es->costs && !state->output_from_keys)
 			ExplainPropertyInteger("Rows Carried", NULL, state->rows_carried, es);

@@ -25,6 +25,7 @@ int			radik_gpu_memory_limit_kb = 0;
 bool		radik_threshold_seed = true;
 double		radik_threshold_seed_margin = 4.0;
 bool		radik_brin_ranges = true;
+bool		radik_page_cache_reads = true;
 
 static const struct config_enum_entry radik_device_options[] = {
 	{"auto", RADIK_SETTING_DEVICE_AUTO, false},
@@ -131,6 +132,15 @@ radik_settings_init(void)
 							 "Lets a selection use a BRIN minmax index on its first sort key to skip block ranges.",
 							 "The ranges are read best summary first, in one process, when the summaries say few of them can hold selected rows; the rest are skipped.",
 							 &radik_brin_ranges,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("radik.page_cache_reads",
+							 "Lets a scan copy table pages that are not in shared buffers straight from the operating system's page cache.",
+							 "Only for scans that would read the table through a ring of buffers, and only all-visible pages; others are read through shared buffers.",
+							 &radik_page_cache_reads,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -26,5 +26,6 @@ extern int	radik_gpu_memory_limit_kb;
 extern bool radik_threshold_seed;
 extern double radik_threshold_seed_margin;
 extern bool radik_brin_ranges;
+extern bool radik_page_cache_reads;
 
 #endif							/* RADIK_SETTINGS_H */
