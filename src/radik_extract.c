@@ -411,8 +411,8 @@ typedef struct PagePrefetch
 /*
  * Start prefetching the next page (ahead, or none) over rows rows of this one.  With
  * line_pointers_first, its line pointers are asked for first, as they are read first; then the
- * rest, from the page's end, where the first tuples lie.  The page is read without its lock: a prefetch is only a hint,
- * and every address asked for lies within the page.
+ * rest, from the page's end, where the first tuples lie.  The page is read without its lock: a
+ * prefetch is only a hint, and every address asked for lies within the page.
  */
 static inline void
 page_prefetch_begin(PagePrefetch *prefetch, const char *ahead, bool line_pointers_first,
@@ -881,6 +881,15 @@ radik_extract(RadikExtractor *extractor, RadikKeyBatch *batch, uint64 threshold,
 		}
 	}
 	return true;
+}
+
+void
+radik_scan_counts_add(RadikScanCounts *counts, const RadikScanCounts *more)
+{
+	counts->rows_scanned += more->rows_scanned;
+	counts->rows_matched += more->rows_matched;
+	counts->keys_from_icu += more->keys_from_icu;
+	counts->pages_copied += more->pages_copied;
 }
 
 void

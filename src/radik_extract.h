@@ -198,6 +198,9 @@ radik_batch_has_room(const RadikKeyBatch *batch)
 
 extern void radik_extract_end(RadikExtractor *extractor);
 
+/* Add more to counts. */
+extern void radik_scan_counts_add(RadikScanCounts *counts, const RadikScanCounts *more);
+
 /* Add what extractor counted to counts. */
 extern void radik_extract_count(const RadikExtractor *extractor, RadikScanCounts *counts);
 

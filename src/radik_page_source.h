@@ -21,7 +21,7 @@
 #include "storage/bufpage.h"
 #include "utils/relcache.h"
 
-/* A page being read: pinned in buffer, or (buffer invalid) a private copy of an all-visible page. */
+/* A page being read: pinned in buffer, or (buffer invalid) a copy of an all-visible page. */
 typedef struct RadikPageRef
 {
 	Buffer		buffer;

@@ -438,10 +438,7 @@ radik_parallel_end(RadikParallelScan *pscan, RadikScanCounts *counts)
 	WaitForParallelWorkersToFinish(pscan->pcxt);
 	for (int i = 0; i < pscan->pcxt->nworkers_launched; i++)
 		InstrAccumParallelQuery(&pscan->buffer_usage[i], &pscan->wal_usage[i]);
-	counts->rows_scanned += pscan->shared->counts.rows_scanned;
-	counts->rows_matched += pscan->shared->counts.rows_matched;
-	counts->keys_from_icu += pscan->shared->counts.keys_from_icu;
-	counts->pages_copied += pscan->shared->counts.pages_copied;
+	radik_scan_counts_add(counts, &pscan->shared->counts);
 	DestroyParallelContext(pscan->pcxt);
 	pfree(pscan->queues);
 	pfree(pscan);

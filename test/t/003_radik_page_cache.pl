@@ -7,6 +7,7 @@
 #    and not with radik.page_cache_reads off, on a small table or in a serializable transaction;
 #  - rows updated and vacuumed in shared buffers, their pages all-visible again but not yet
 #    written to the file (whose older copies are all-visible too), are read from the buffers;
+#  - pages with deleted rows, not all-visible, are read through shared buffers;
 #  - writers (updates, deletes, inserts, VACUUM, CHECKPOINT) run while radik scans, and every
 #    answer equals PostgreSQL's in the same snapshot.
 # Every radik answer is compared with PostgreSQL's (radik.enabled = off) in the same transaction.
@@ -130,6 +131,16 @@ is($node->safe_psql('postgres', "SELECT radik_same('$low')"), 'ok',
 	'updated rows in shared buffers, not the older copies in the file');
 like($node->safe_psql('postgres', "SELECT v FROM ($low) s LIMIT 1"), qr/^-/,
 	'the smallest key is an updated one');
+
+# Rows deleted and not vacuumed: their pages are not all-visible, in the file either (after the
+# checkpoint), so they come through shared buffers and the deleted rows stay out of the answer.
+$node->safe_psql('postgres',
+	"DELETE FROM pc WHERE id IN (SELECT id FROM pc ORDER BY v DESC, id LIMIT 30)");
+$node->safe_psql('postgres', 'CHECKPOINT');
+$node->restart;
+$copied = $node->safe_psql('postgres', "SELECT pages_copied('$top')");
+cmp_ok($copied, '<', $pages, "pages with deleted rows are not copied ($copied of $pages)");
+is($node->safe_psql('postgres', "SELECT radik_same('$top')"), 'ok', 'deleted rows stay deleted');
 
 # Writers while radik scans, each answer compared in one snapshot.
 my @writer_sql;
