@@ -453,10 +453,7 @@ feed_table(RadikFeed *feed, uint64 engine_k, uint64 seed_need, RadikSelectStats 
 	radik_extract_end(&extractor);
 	if (workers != NULL)
 	{
-		RadikScanCounts counts = {0};
-
-		radik_parallel_end(workers, &counts);
-		radik_select_stats_add_counts(stats, &counts);
+		radik_parallel_end(workers, &stats->scan);
 		feed->workers = NULL;
 	}
 }
@@ -637,21 +634,9 @@ radik_feed_close(RadikFeed *feed)
 }
 
 void
-radik_select_stats_add_counts(RadikSelectStats *stats, const RadikScanCounts *counts)
-{
-	stats->rows_scanned += counts->rows_scanned;
-	stats->rows_matched += counts->rows_matched;
-	stats->keys_from_icu += counts->keys_from_icu;
-	stats->pages_copied += counts->pages_copied;
-}
-
-void
 radik_select_stats_add_scan(RadikSelectStats *stats, const RadikExtractor *extractor)
 {
-	RadikScanCounts counts = {0};
-
-	radik_extract_count(extractor, &counts);
-	radik_select_stats_add_counts(stats, &counts);
+	radik_extract_count(extractor, &stats->scan);
 	stats->icu_table |= extractor->mapper.kind == RADIK_KEY_ICU;
 }
 
@@ -660,8 +645,7 @@ radik_select_stats_add(RadikSelectStats *totals, const RadikSelectStats *one)
 {
 	strlcpy(totals->device, one->device, sizeof(totals->device));
 	totals->workers_launched += one->workers_launched;
-	totals->rows_scanned += one->rows_scanned;
-	totals->rows_matched += one->rows_matched;
+	radik_scan_counts_add(&totals->scan, &one->scan);
 	totals->rows_rescanned += one->rows_rescanned;
 	totals->rows_sent += one->rows_sent;
 	totals->seed_pages += one->seed_pages;
@@ -673,8 +657,6 @@ radik_select_stats_add(RadikSelectStats *totals, const RadikSelectStats *one)
 	totals->groups += one->groups;
 	totals->groups_over_memory += one->groups_over_memory;
 	totals->icu_table |= one->icu_table;
-	totals->keys_from_icu += one->keys_from_icu;
-	totals->pages_copied += one->pages_copied;
 	totals->scan_ms += one->scan_ms;
 	totals->copy_ms += one->copy_ms;
 	totals->select_ms += one->select_ms;

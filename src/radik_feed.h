@@ -65,8 +65,7 @@ typedef struct RadikSelectStats
 {
 	char		device[128];	/* "cpu" or the GPU's name */
 	int			workers_launched;	/* parallel workers that ran */
-	int64		rows_scanned;	/* visible rows read from the heap */
-	int64		rows_matched;	/* of those, rows not removed by the quals (radik_extract.h) */
+	RadikScanCounts scan;		/* rows read and matched, ICU keys, pages copied */
 	int64		rows_rescanned; /* visible rows read again to gather ties (RadikTies) */
 	int64		rows_sent;		/* keys handed to the engine */
 	int64		seed_pages;		/* pages sampled for a first threshold (radik_seed.h) */
@@ -77,9 +76,8 @@ typedef struct RadikSelectStats
 	int64		gpu_fallbacks;	/* selections run again on the CPU: the GPU was out of memory */
 	int64		groups;			/* a grouped selection's groups */
 	int64		groups_over_memory;	/* grouped selections whose groups passed their memory */
-	bool		icu_table;		/* the key's ICU collation has a table (radik_icu_keys.h) */
-	int64		keys_from_icu;	/* of its keys, those the table did not cover */
-	int64		pages_copied;	/* heap pages copied from the page cache (radik_page_source.h) */
+	bool		icu_table;		/* the key's ICU collation has a table (radik_icu_keys.h); of its
+								 * keys, scan.keys_from_icu the table did not cover */
 	double		scan_ms;		/* reading the heap and computing keys */
 	double		copy_ms;		/* handing chunks to the engine */
 	double		select_ms;		/* the engine's selection after the last chunk */
@@ -101,9 +99,6 @@ extern void radik_select_stats_add(RadikSelectStats *totals, const RadikSelectSt
 
 /* Add what this process's extractor counted (rows, ICU keys, pages copied) to stats. */
 extern void radik_select_stats_add_scan(RadikSelectStats *stats, const RadikExtractor *extractor);
-
-/* Add what scans counted to stats. */
-extern void radik_select_stats_add_counts(RadikSelectStats *stats, const RadikScanCounts *counts);
 
 typedef struct RadikEngineGuard RadikEngineGuard;
 

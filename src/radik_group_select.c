@@ -129,12 +129,7 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 	radik_select_stats_add_scan(stats, &extractor);
 	radik_extract_end(&extractor);
 	if (workers != NULL)
-	{
-		RadikScanCounts counts = {0};
-
-		radik_parallel_end(workers, &counts);
-		radik_select_stats_add_counts(stats, &counts);
-	}
+		radik_parallel_end(workers, &stats->scan);
 	return within_memory;
 }
 

@@ -28,21 +28,21 @@
  * then bypass the page cache).  The file is mapped a window at a time, all its pages at once for
  * a serial walk of every block (one call instead of a page fault every 64 kB; measured 5-7%
  * faster on the GPU host), as they are read for a process of a parallel scan (which reads some
- * of the window's blocks) or a walk of chosen blocks; each block's memory is touched before the partition lock is
- * taken, so that a page the kernel must read from disk is waited for outside it.
+ * of the window's blocks) or a walk of chosen blocks; each block's memory is touched before the
+ * partition lock is taken, so that a page the kernel must read from disk is waited for outside
+ * it.
  * radik.page_cache_reads turns copying off.
  */
 #include "postgres.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "radik_compat.h"
 #include "radik_page_source.h"
 #include "radik_settings.h"
-#include "access/heapam.h"
 #include "access/visibilitymap.h"
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "common/relpath.h"
 #include "executor/instrument.h"
@@ -51,9 +51,6 @@
 #include "storage/bufmgr.h"
 #include "storage/checksum.h"
 #include "storage/fd.h"
-#include "storage/lwlock.h"
-#include "storage/predicate.h"
-#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 

@@ -670,7 +670,7 @@ run_selection(RadikScanState *state)
 
 	MemoryContextSwitchTo(old_context);
 
-	InstrCountFiltered1(state, result.stats.rows_scanned - result.stats.rows_matched);
+	InstrCountFiltered1(state, result.stats.scan.rows_scanned - result.stats.scan.rows_matched);
 	state->selections++;
 	radik_select_stats_add(&state->totals, &result.stats);
 

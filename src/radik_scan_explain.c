@@ -184,7 +184,7 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (es->costs && state->totals.gpu_fallbacks > 0)
 			ExplainPropertyInteger("GPU Fallbacks", NULL, state->totals.gpu_fallbacks, es);
 		ExplainPropertyInteger("Rows Scanned", NULL,
-							   state->totals.rows_scanned + state->totals.rows_rescanned, es);
+							   state->totals.scan.rows_scanned + state->totals.rows_rescanned, es);
 		if (state->grouped)
 			ExplainPropertyInteger("Groups", NULL, state->totals.groups, es);
 		/* Selections whose groups passed their memory: the plan below returned the rows. */
@@ -195,10 +195,10 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Rows Sent", NULL, state->totals.rows_sent, es);
 		/* Under an ICU collation, the keys its table of ASCII characters did not make. */
 		if (es->costs && state->totals.icu_table)
-			ExplainPropertyInteger("Keys From ICU", NULL, state->totals.keys_from_icu, es);
+			ExplainPropertyInteger("Keys From ICU", NULL, state->totals.scan.keys_from_icu, es);
 		/* Pages that no shared buffer held, copied from the page cache (radik_page_source.h) */
-		if (es->costs && state->totals.pages_copied > 0)
-			ExplainPropertyInteger("Pages From Page Cache", NULL, state->totals.pages_copied, es);
+		if (es->costs && state->totals.scan.pages_copied > 0)
+			ExplainPropertyInteger("Pages From Page Cache", NULL, state->totals.scan.pages_copied, es);
 		/* Rows of the answer the scan carried whole, when rows are not made from keys. */
 		if (es->costs && !state->output_from_keys)
 			ExplainPropertyInteger("Rows Carried", NULL, state->rows_carried, es);

@@ -228,7 +228,7 @@ radik_select_rows(const RadikSelection *selection, RadikSelectResult *result)
 		tie_stats.select_ms += radik_elapsed_ms(step);
 		take_nulls = key->nulls_first ? feed.nulls.count : 0;
 		take_engine = (int64) engine_count;
-		result->stats.rows_rescanned += tie_stats.rows_scanned;
+		result->stats.rows_rescanned += tie_stats.scan.rows_scanned;
 		result->stats.select_ms += tie_stats.select_ms;
 		result->stats.gpu_fallbacks += tie_stats.gpu_fallbacks;
 		strlcpy(result->stats.device, tie_stats.device, sizeof(result->stats.device));
