@@ -27,8 +27,9 @@
  * Simple WHERE clauses (radik_native_qual.h) run in the same loop that reads the key, on pages
  * whose tuples have no NULLs; other pages and quals get a verdict per row first, then the key
  * loop over the rows that passed.  A key expression of float arithmetic is computed from the
- * row's raw values too (radik_native_key.h).  Which of these a scan uses, and when the key is
- * read before quals run through the executor, radik_extract_plan.c decides.
+ * rows' raw values too (radik_native_key.h), node by node over a few rows at a time.  Which of
+ * these a scan uses, and when the key is read before quals run through the executor,
+ * radik_extract_plan.c decides.
  *
  * When the caller asks for whole rows (RadikKeyBatch.rows), the rows of a page that are handed
  * on are copied into a row store while the page is still pinned (radik_carry.c).
@@ -59,6 +60,15 @@
 
 /* Rows whose quals and key are read between two rounds of prefetching (extract_page_column). */
 #define QUAL_ROWS_PER_CALL 32
+
+/*
+ * Rows whose key expression is computed between two rounds of prefetching
+ * (extract_native_key_rows).  The rounds ask for the next page's lines two or so per row, and the
+ * loop that asks runs without waiting for memory, so a round is a burst: 32 rows' worth stalled
+ * on the CPU's miss buffers, and the scan of a 3M-row table took 1.6x as long as for the plain
+ * column, against 1.3x with 8 (the development machine; 4 and 16 were slower).
+ */
+#define KEY_ROWS_PER_CALL 8
 
 /*
  * Add the columns node's Vars read to the Bitmapset *context; stop (true) at a whole-row or
@@ -181,6 +191,9 @@ radik_extract_begin(RadikExtractor *extractor, Relation rel, Snapshot snapshot,
 
 	if (extractor->heap_pages)
 		extractor->native_key = radik_extract_native_key(key, rel);
+	/* a key computed natively is read a page at a time, as a column (the slot for odd rows) */
+	if (extractor->native_key != NULL && (qual == NULL || extractor->native_qual != NULL))
+		extractor->need_slot = false;
 	extractor->fill_slot = extractor->need_slot &&
 		((qual != NULL && extractor->native_qual == NULL) ||
 		 (key->attnum <= 0 && extractor->native_key == NULL));
@@ -535,8 +548,8 @@ row_as_tuple(RadikExtractor *extractor, Page page, BlockNumber block, OffsetNumb
 }
 
 /*
- * The key column of tuple into *value: true; or, when it is NULL, the row's TID into the batch's
- * NULL rows (as many as may be returned): false.
+ * The key of tuple (its column, or its expression) into *value: true; or, when it is NULL, the
+ * row's TID into the batch's NULL rows (as many as may be returned): false.
  */
 static inline bool
 read_key_or_keep_null(RadikExtractor *extractor, HeapTuple tuple, RadikKeyBatch *batch,
@@ -544,7 +557,10 @@ read_key_or_keep_null(RadikExtractor *extractor, HeapTuple tuple, RadikKeyBatch 
 {
 	bool		isnull;
 
-	*value = radik_read_column(&extractor->column, tuple, &isnull);
+	if (extractor->key->attnum > 0)
+		*value = radik_read_column(&extractor->column, tuple, &isnull);
+	else
+		*value = key_expression_value(extractor, tuple, &isnull);
 	if (!isnull)
 		return true;
 	if (extractor->groups != NULL)
@@ -594,7 +610,49 @@ extract_fixed_offset_rows(RadikExtractor *extractor, Page page, BlockNumber bloc
 }
 
 /*
- * The common case, a plain column as the key and no quals or native ones, done a page at a time:
+ * extract_page_column's loop for a key expression computed from raw values: a few rows at a time
+ * (the next page asked for in between), their keys computed node by node over them.  A row
+ * whose key is not a value, NULL or one PostgreSQL's expression fails on, goes the general way,
+ * which keeps a NULL or has the executor raise the error.  Returns the number of keys in values.
+ */
+static int
+extract_native_key_rows(RadikExtractor *extractor, Page page, BlockNumber block,
+						const OffsetNumber *rows, int nrows, RadikKeyBatch *batch,
+						PagePrefetch *prefetch, Datum *values, OffsetNumber *offsets)
+{
+	HeapTupleData tuples[MaxHeapTuplesPerPage];
+	float8		keys[MaxHeapTuplesPerPage];
+	RadikNativeKeyResult results[MaxHeapTuplesPerPage];
+	int			n = 0;
+
+	for (int first = 0; first < nrows; first += KEY_ROWS_PER_CALL)
+	{
+		int			nrows_call = Min(KEY_ROWS_PER_CALL, nrows - first);
+
+		for (int i = first; i < first + nrows_call; i++)
+		{
+			page_prefetch_row(prefetch);
+			row_as_tuple(extractor, page, block, rows[i], &tuples[i]);
+		}
+		radik_native_key_run_rows(extractor->native_key, tuples + first, nrows_call,
+								  keys + first, results + first);
+	}
+	for (int i = 0; i < nrows; i++)
+	{
+		if (likely(results[i] == RADIK_NATIVE_KEY_VALUE))
+		{
+			values[n] = Float8GetDatum(keys[i]);
+			offsets[n++] = rows[i];
+		}
+		else if (read_key_or_keep_null(extractor, &tuples[i], batch, &values[n]))
+			offsets[n++] = rows[i];
+	}
+	return n;
+}
+
+/*
+ * The common case, a plain column or a natively computed expression as the key and no quals or
+ * native ones, done a page at a time:
  * read the values of the visible rows that pass into an array, map them all with one call, keep
  * those within threshold.
  */
@@ -617,16 +675,17 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 	int			matched = 0;
 
 	/*
-	 * Simple quals on pages without NULLs: the quals and the key read in one loop, a few rows at
-	 * a time with the next page asked for in between (radik_native_qual_select_page).
+	 * Simple quals on pages without NULLs, with a plain column as the key: the quals and the key
+	 * read in one loop, a few rows at a time with the next page asked for in between
+	 * (radik_native_qual_select_page).
 	 */
 	if (extractor->native_qual != NULL)
 	{
-		int			first;
+		int			first = 0;
 		bool		ask_executor = false;
 		int			npassing = 0;
 
-		for (first = 0; first < ntuples; first += QUAL_ROWS_PER_CALL)
+		for (; extractor->native_key == NULL && first < ntuples; first += QUAL_ROWS_PER_CALL)
 		{
 			int			nrows_call = Min(QUAL_ROWS_PER_CALL, ntuples - first);
 			int			got = radik_native_qual_select_page(extractor->native_qual, page,
@@ -640,7 +699,7 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 			for (int i = 0; i < nrows_call; i++)
 				page_prefetch_row(prefetch);
 		}
-		if (first >= ntuples)
+		if (extractor->native_key == NULL && first >= ntuples)
 		{
 			matched = n;
 			goto map_keys;
@@ -669,7 +728,14 @@ extract_page_column(RadikExtractor *extractor, Page page, BlockNumber block,
 			nrows = npassing;
 		}
 	}
-	if (row_verdicts == NULL && extractor->column.fixed_offset >= 0 && extractor->column.byval)
+	if (row_verdicts == NULL && extractor->native_key != NULL)
+	{
+		n = extract_native_key_rows(extractor, page, block, rows, nrows, batch, prefetch,
+									values, offsets);
+		matched = nrows;
+	}
+	else if (row_verdicts == NULL && extractor->key->attnum > 0 &&
+			 extractor->column.fixed_offset >= 0 && extractor->column.byval)
 	{
 		n = extract_fixed_offset_rows(extractor, page, block, rows, nrows, batch, prefetch,
 									  values, offsets);

@@ -50,6 +50,10 @@ struct RadikNativeKey
 	KeyNode		nodes[MAX_KEY_NODES];
 	int			ncolumns;
 	RadikColumnReader columns[MAX_KEY_COLUMNS];
+
+	/* radik_native_key_run_rows' scratch space, node by node and row by row, allocated once */
+	float8		(*row_values)[MaxHeapTuplesPerPage];
+	uint8		(*row_states)[MaxHeapTuplesPerPage];	/* NodeResult */
 };
 
 typedef struct Compiler
@@ -221,6 +225,8 @@ radik_native_key_compile(Expr *expr, Relation rel)
 		pfree(compiler.key);
 		return NULL;
 	}
+	compiler.key->row_values = palloc(compiler.key->nnodes * sizeof(*compiler.key->row_values));
+	compiler.key->row_states = palloc(compiler.key->nnodes * sizeof(*compiler.key->row_states));
 	return compiler.key;
 }
 
@@ -336,5 +342,114 @@ radik_native_key_run(const RadikNativeKey *key, HeapTuple tuple, float8 *value)
 			return RADIK_NATIVE_KEY_NULL;
 		default:
 			return RADIK_NATIVE_KEY_ASK_EXECUTOR;
+	}
+}
+
+/*
+ * One node over n rows: a column read from each tuple, a constant, or an operator over its
+ * operands' values, with the state each row's value has (as radik_native_key_run gives it).  An
+ * operator computes every row, whatever its operands' states (a NULL column's value is 0), so
+ * that each loop runs without a branch on them; the state decides what the value means.
+ */
+static pg_attribute_always_inline void
+run_node_rows(RadikNativeKey *key, int index, KeyNodeKind kind, HeapTupleData *tuples,
+			  int n)
+{
+	const KeyNode *node = &key->nodes[index];
+	float8	   *out = key->row_values[index];
+	uint8	   *state = key->row_states[index];
+	const float8 *a = node->left >= 0 ? key->row_values[node->left] : NULL;
+	const uint8 *a_state = node->left >= 0 ? key->row_states[node->left] : NULL;
+	const float8 *b = node->right >= 0 ? key->row_values[node->right] : NULL;
+	const uint8 *b_state = node->right >= 0 ? key->row_states[node->right] : NULL;
+
+	switch (kind)
+	{
+		case KEY_COLUMN:
+			for (int r = 0; r < n; r++)
+			{
+				bool		isnull;
+				Datum		datum = radik_read_column(&key->columns[node->column], &tuples[r],
+													  &isnull);
+
+				out[r] = isnull ? 0.0 : column_double(node->type, datum);
+				state[r] = isnull ? NODE_NULL : NODE_VALUE;
+			}
+			break;
+		case KEY_CONST:
+			for (int r = 0; r < n; r++)
+			{
+				out[r] = node->constant;
+				state[r] = NODE_VALUE;
+			}
+			break;
+		case KEY_ABS:
+		case KEY_NEGATE:
+			for (int r = 0; r < n; r++)
+			{
+				out[r] = kind == KEY_ABS ? fabs(a[r]) : -a[r];
+				state[r] = a_state[r];
+			}
+			break;
+		default:
+			for (int r = 0; r < n; r++)
+			{
+				uint8		operands = operands_result(a_state[r], b_state[r]);
+				bool		computed = float_arithmetic(kind, a[r], b[r], &out[r]);
+
+				state[r] = operands != NODE_VALUE ? operands :
+					computed ? NODE_VALUE : NODE_ERROR;
+			}
+			break;
+	}
+}
+
+void
+radik_native_key_run_rows(RadikNativeKey *key, HeapTupleData *tuples, int n,
+						  float8 *values, RadikNativeKeyResult *results)
+{
+	const int	last = key->nnodes - 1;
+
+	Assert(n <= MaxHeapTuplesPerPage);
+	for (int i = 0; i < key->nnodes; i++)
+	{
+		/* each kind with its own loop (the kind a constant in it) */
+		switch (key->nodes[i].kind)
+		{
+			case KEY_COLUMN:
+				run_node_rows(key, i, KEY_COLUMN, tuples, n);
+				break;
+			case KEY_CONST:
+				run_node_rows(key, i, KEY_CONST, tuples, n);
+				break;
+			case KEY_ADD:
+				run_node_rows(key, i, KEY_ADD, tuples, n);
+				break;
+			case KEY_SUB:
+				run_node_rows(key, i, KEY_SUB, tuples, n);
+				break;
+			case KEY_MUL:
+				run_node_rows(key, i, KEY_MUL, tuples, n);
+				break;
+			case KEY_DIV:
+				run_node_rows(key, i, KEY_DIV, tuples, n);
+				break;
+			case KEY_ABS:
+				run_node_rows(key, i, KEY_ABS, tuples, n);
+				break;
+			case KEY_NEGATE:
+				run_node_rows(key, i, KEY_NEGATE, tuples, n);
+				break;
+			case KEY_CAST:
+				Assert(false);	/* compiled into its operand */
+				break;
+		}
+	}
+	for (int r = 0; r < n; r++)
+	{
+		values[r] = key->row_values[last][r];
+		results[r] = key->row_states[last][r] == NODE_VALUE ? RADIK_NATIVE_KEY_VALUE :
+			key->row_states[last][r] == NODE_NULL ? RADIK_NATIVE_KEY_NULL :
+			RADIK_NATIVE_KEY_ASK_EXECUTOR;
 	}
 }

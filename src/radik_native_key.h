@@ -8,10 +8,11 @@
  * per operator, several times radik's whole scan of a plain column.  Expressions made only of
  * double precision arithmetic (+ - * /, mixed real and double precision operands included),
  * abs(), unary minus, casts of integer and real columns to double precision, columns and
- * constants are compiled into a small array of nodes and run for each row here.  Each operator
- * computes what PostgreSQL's computes (utils/float.h), in the same double precision; where
- * PostgreSQL's would raise an error (an overflow, an underflow, a division by zero) the row's key
- * is left to the executor, which raises it.  Every operator is strict, so a NULL column makes
+ * constants are compiled into a small array of nodes and run here, for a few rows of a page at a
+ * time (node by node over them, so that each operator is one tight loop) or for one row.  Each
+ * operator computes what PostgreSQL's computes (utils/float.h), in the same double precision;
+ * where PostgreSQL's would raise an error (an overflow, an underflow, a division by zero) the
+ * row's key is left to the executor, which raises it.  Every operator is strict, so a NULL column makes
  * the key NULL, unless another operand's subtree would fail first, as the executor evaluates
  * every argument before calling a function.
  */
@@ -43,5 +44,12 @@ extern RadikNativeKey *radik_native_key_compile(Expr *expr, Relation rel);
 /* The key of the heap tuple, into *value where there is one. */
 extern RadikNativeKeyResult radik_native_key_run(const RadikNativeKey *key, HeapTuple tuple,
 												 float8 *value);
+
+/*
+ * The keys of n heap tuples (at most a page's) at once, node by node over the rows rather than
+ * row by row: what tuples[i] gave into results[i], its key into values[i] where there is one.
+ */
+extern void radik_native_key_run_rows(RadikNativeKey *key, HeapTupleData *tuples, int n,
+									  float8 *values, RadikNativeKeyResult *results);
 
 #endif							/* RADIK_NATIVE_KEY_H */
