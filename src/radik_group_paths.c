@@ -24,7 +24,10 @@
  * whose kept rows would pass the memory of a hash table (work_mem times hash_mem_multiplier) by
  * the planner's estimate.  An estimate can be wrong (or a guess: PostgreSQL takes 200 groups for a
  * key without statistics), so the path holds PostgreSQL's own sorted path of the rows as its
- * child, which the node returns instead where its groups pass that memory (radik_scan.c).
+ * child, which the node returns instead where its groups pass that memory (radik_scan.c).  For
+ * an expression without statistics of its own (PARTITION BY id / 50) the planner's count is only
+ * the most groups its columns allow, so radik does not decline on it; the path is costed as the
+ * most groups that fit, and the memory check at run time decides.
  */
 #include "postgres.h"
 
@@ -179,6 +182,34 @@ estimated_count(PlannerInfo *root, Expr *bound, bool exclusive)
 }
 
 /*
+ * Does the planner count the groups of exprs from the columns they are computed from, for want of
+ * statistics of their own (an expression index's or CREATE STATISTICS')?  Then the count is the
+ * most groups those columns allow (id / 50 is taken to have as many groups as id), not an
+ * estimate.
+ */
+static bool
+groups_counted_from_columns(PlannerInfo *root, List *exprs)
+{
+	ListCell   *lc;
+
+	foreach(lc, exprs)
+	{
+		Node	   *expr = (Node *) lfirst(lc);
+		VariableStatData vardata;
+		bool		own_statistics;
+
+		if (IsA(expr, Var))
+			continue;
+		examine_variable(root, expr, 0, &vardata);
+		own_statistics = HeapTupleIsValid(vardata.statsTuple);
+		ReleaseVariableStats(vardata);
+		if (!own_statistics)
+			return true;
+	}
+	return false;
+}
+
+/*
  * The costs of a grouped path reading scan_rel: a scan that runs the quals, computes the
  * selecting key and the group key of every row and finds its group (a hash lookup), then the
  * kept rows fetched and sorted by all keys.  Returns false where the kept rows would not fit the
@@ -210,9 +241,20 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 	kept = clamp_row_est(Min(rows, ngroups * Max(count, 1.0)));
 	if (ngroups * GROUP_BYTES + kept * KEPT_ROW_BYTES > (double) get_hash_memory_limit())
 	{
-		radik_decline("the best rows of each group: those of %.0f groups would pass the memory of a hash table (work_mem x hash_mem_multiplier)",
-					  ngroups);
-		return false;
+		if (!groups_counted_from_columns(root, groups->exprs))
+		{
+			radik_decline("the best rows of each group: those of %.0f groups would pass the memory of a hash table (work_mem x hash_mem_multiplier)",
+						  ngroups);
+			return false;
+		}
+
+		/*
+		 * Only a bound: costed as the most groups that fit, since more would have the node
+		 * return its child's rows, having read the part of the table that filled the memory.
+		 */
+		ngroups = (double) get_hash_memory_limit() /
+			(GROUP_BYTES + Max(count, 1.0) * KEPT_ROW_BYTES);
+		kept = clamp_row_est(Min(rows, ngroups * Max(count, 1.0)));
 	}
 
 	get_tablespace_page_costs(scan_rel->reltablespace, NULL, &spc_seq_page_cost);

@@ -294,6 +294,27 @@ SET work_mem = '64kB';
 SELECT radik_plan_uses_radik('SELECT * FROM (SELECT many, v, row_number() OVER (PARTITION BY many ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1') AS many_groups_uses_radik;
 RESET work_mem;
 SELECT radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1') AS analyzed;
+-- Groups of an expression without statistics of its own: the planner counts as many groups as
+-- id has (200000), only a bound, so radik takes the query and the memory check at run time
+-- decides.  id / 1000 has 201 groups, which fit; id / 2 has 100001, which pass the memory, and
+-- the node returns PostgreSQL's plan's rows.  With statistics on the expression (CREATE
+-- STATISTICS), the estimate is the planner's own again, and radik declines.
+SET work_mem = '1MB';
+CREATE TEMP TABLE radik_gr_bound_questions (q text, k text);
+INSERT INTO radik_gr_bound_questions VALUES
+	('SELECT * FROM (SELECT id / 1000 AS b, v, id, row_number() OVER (PARTITION BY id / 1000 ORDER BY v DESC, id) AS r FROM radik_gr_unanalyzed) s WHERE r <= 2', 'b, v, id, r'),
+	('SELECT DISTINCT ON (id / 1000) id / 1000 AS b, v, id FROM radik_gr_unanalyzed ORDER BY id / 1000, v, id', 'b, v, id'),
+	('SELECT * FROM (SELECT id / 2 AS b, v, id, row_number() OVER (PARTITION BY id / 2 ORDER BY v, id) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', 'b, v, id, r');
+SELECT q, radik_compare(q, NULL, k) AS answer FROM radik_gr_bound_questions;
+SELECT q, line
+FROM radik_gr_bound_questions, radik_explain(q, true) line
+WHERE line ~ '(Custom Scan|Selections Over Memory)';
+CREATE STATISTICS radik_gr_half ON (id / 2) FROM radik_gr_unanalyzed;
+ANALYZE radik_gr_unanalyzed;
+SELECT radik_plan_uses_radik(q) AS with_statistics_uses_radik
+FROM radik_gr_bound_questions WHERE q ~ 'id / 2';
+RESET work_mem;
+DROP TABLE radik_gr_bound_questions;
 DROP TABLE radik_gr_unanalyzed;
 
 -- radik_topk's group_by: the k rows of each group, as PostgreSQL's window query returns them
