@@ -51,7 +51,10 @@ struct RadikNativeKey
 	int			ncolumns;
 	RadikColumnReader columns[MAX_KEY_COLUMNS];
 
-	/* radik_native_key_run_rows' scratch space, node by node and row by row, allocated once */
+	/*
+	 * radik_native_key_run_rows' scratch space, node by node and row by row, allocated once and
+	 * zeroed (an operator reads its operands' values even for rows where they are not values)
+	 */
 	float8		(*row_values)[MaxHeapTuplesPerPage];
 	uint8		(*row_states)[MaxHeapTuplesPerPage];	/* NodeResult */
 };
@@ -225,8 +228,8 @@ radik_native_key_compile(Expr *expr, Relation rel)
 		pfree(compiler.key);
 		return NULL;
 	}
-	compiler.key->row_values = palloc(compiler.key->nnodes * sizeof(*compiler.key->row_values));
-	compiler.key->row_states = palloc(compiler.key->nnodes * sizeof(*compiler.key->row_states));
+	compiler.key->row_values = palloc0(compiler.key->nnodes * sizeof(*compiler.key->row_values));
+	compiler.key->row_states = palloc0(compiler.key->nnodes * sizeof(*compiler.key->row_states));
 	return compiler.key;
 }
 
