@@ -547,9 +547,20 @@ row_as_tuple(RadikExtractor *extractor, Page page, BlockNumber block, OffsetNumb
 	ItemPointerSet(&tuple->t_self, block, offnum);
 }
 
+/* A row whose key is NULL: to its group, or into the batch's NULL rows (as many as are kept). */
+static inline void
+keep_null_row(RadikExtractor *extractor, HeapTuple tuple, RadikKeyBatch *batch)
+{
+	if (extractor->groups != NULL)
+		radik_groups_offer_tuple(extractor->groups, tuple, 0, true,
+								 radik_pack_tid(&tuple->t_self));
+	else if (extractor->nulls_seen++ < extractor->nulls_limit)
+		batch->nulls[batch->nnulls++] = tuple->t_self;
+}
+
 /*
  * The key of tuple (its column, or its expression) into *value: true; or, when it is NULL, the
- * row's TID into the batch's NULL rows (as many as may be returned): false.
+ * row kept as a NULL (keep_null_row): false.
  */
 static inline bool
 read_key_or_keep_null(RadikExtractor *extractor, HeapTuple tuple, RadikKeyBatch *batch,
@@ -563,11 +574,7 @@ read_key_or_keep_null(RadikExtractor *extractor, HeapTuple tuple, RadikKeyBatch 
 		*value = key_expression_value(extractor, tuple, &isnull);
 	if (!isnull)
 		return true;
-	if (extractor->groups != NULL)
-		radik_groups_offer_tuple(extractor->groups, tuple, 0, true,
-								 radik_pack_tid(&tuple->t_self));
-	else if (extractor->nulls_seen++ < extractor->nulls_limit)
-		batch->nulls[batch->nnulls++] = tuple->t_self;
+	keep_null_row(extractor, tuple, batch);
 	return false;
 }
 
@@ -611,9 +618,9 @@ extract_fixed_offset_rows(RadikExtractor *extractor, Page page, BlockNumber bloc
 
 /*
  * extract_page_column's loop for a key expression computed from raw values: a few rows at a time
- * (the next page asked for in between), their keys computed node by node over them.  A row
- * whose key is not a value, NULL or one PostgreSQL's expression fails on, goes the general way,
- * which keeps a NULL or has the executor raise the error.  Returns the number of keys in values.
+ * (the next page asked for in between), their keys computed node by node over them.  A NULL
+ * key is kept as such; a row PostgreSQL's expression fails on goes the general way, where the
+ * executor raises the error.  Returns the number of keys in values.
  */
 static int
 extract_native_key_rows(RadikExtractor *extractor, Page page, BlockNumber block,
@@ -644,8 +651,10 @@ extract_native_key_rows(RadikExtractor *extractor, Page page, BlockNumber block,
 			values[n] = Float8GetDatum(keys[i]);
 			offsets[n++] = rows[i];
 		}
+		else if (results[i] == RADIK_NATIVE_KEY_NULL)
+			keep_null_row(extractor, &tuples[i], batch);
 		else if (read_key_or_keep_null(extractor, &tuples[i], batch, &values[n]))
-			offsets[n++] = rows[i];
+			offsets[n++] = rows[i];	/* the executor's value, had it raised no error */
 	}
 	return n;
 }

@@ -291,66 +291,9 @@ float_arithmetic(KeyNodeKind kind, float8 a, float8 b, float8 *result)
 	return true;
 }
 
-RadikNativeKeyResult
-radik_native_key_run(const RadikNativeKey *key, HeapTuple tuple, float8 *value)
-{
-	float8		values[MAX_KEY_NODES];
-	uint8		states[MAX_KEY_NODES];	/* NodeResult */
-
-	for (int i = 0; i < key->nnodes; i++)
-	{
-		const KeyNode *node = &key->nodes[i];
-		NodeResult	state = NODE_VALUE;
-
-		switch (node->kind)
-		{
-			case KEY_COLUMN:
-				{
-					bool		isnull;
-					Datum		datum = radik_read_column(&key->columns[node->column], tuple,
-														  &isnull);
-
-					if (isnull)
-						state = NODE_NULL;
-					else
-						values[i] = column_double(node->type, datum);
-					break;
-				}
-			case KEY_CONST:
-				values[i] = node->constant;
-				break;
-			default:
-				state = node->right >= 0 ?
-					operands_result(states[node->left], states[node->right]) :
-					(NodeResult) states[node->left];
-				if (state != NODE_VALUE)
-					break;
-				if (node->kind == KEY_ABS)
-					values[i] = fabs(values[node->left]);
-				else if (node->kind == KEY_NEGATE)
-					values[i] = -values[node->left];
-				else if (!float_arithmetic(node->kind, values[node->left], values[node->right],
-											  &values[i]))
-					state = NODE_ERROR;
-				break;
-		}
-		states[i] = (uint8) state;
-	}
-	switch (states[key->nnodes - 1])
-	{
-		case NODE_VALUE:
-			*value = values[key->nnodes - 1];
-			return RADIK_NATIVE_KEY_VALUE;
-		case NODE_NULL:
-			return RADIK_NATIVE_KEY_NULL;
-		default:
-			return RADIK_NATIVE_KEY_ASK_EXECUTOR;
-	}
-}
-
 /*
  * One node over n rows: a column read from each tuple, a constant, or an operator over its
- * operands' values, with the state each row's value has (as radik_native_key_run gives it).  An
+ * operands' values, with the state each row's value has.  An
  * operator computes every row, whatever its operands' states (a NULL column's value is 0), so
  * that each loop runs without a branch on them; the state decides what the value means.
  */
@@ -455,4 +398,13 @@ radik_native_key_run_rows(RadikNativeKey *key, HeapTupleData *tuples, int n,
 			key->row_states[last][r] == NODE_NULL ? RADIK_NATIVE_KEY_NULL :
 			RADIK_NATIVE_KEY_ASK_EXECUTOR;
 	}
+}
+
+RadikNativeKeyResult
+radik_native_key_run(RadikNativeKey *key, HeapTuple tuple, float8 *value)
+{
+	RadikNativeKeyResult result;
+
+	radik_native_key_run_rows(key, tuple, 1, value, &result);
+	return result;
 }

@@ -42,7 +42,7 @@ typedef enum RadikNativeKeyResult
 extern RadikNativeKey *radik_native_key_compile(Expr *expr, Relation rel);
 
 /* The key of the heap tuple, into *value where there is one. */
-extern RadikNativeKeyResult radik_native_key_run(const RadikNativeKey *key, HeapTuple tuple,
+extern RadikNativeKeyResult radik_native_key_run(RadikNativeKey *key, HeapTuple tuple,
 												 float8 *value);
 
 /*

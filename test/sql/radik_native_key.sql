@@ -35,8 +35,8 @@ SELECT key, result FROM radik_nk_results WHERE result <> 'ok' ORDER BY key;
 DROP TABLE radik_nk_results;
 
 -- With quals (run through the executor, or natively over each page first, whose errors stay
--- PostgreSQL's), ties (WITH TIES, more keys), the best rows of each group, and parallel workers,
--- whose scans compute the same keys.
+-- PostgreSQL's), ties (WITH TIES, more keys), NULL keys first (177 of radik_t's rows), the best
+-- rows of each group, and parallel workers, whose scans compute the same keys.
 SELECT q, radik_compare(q) AS result
 FROM unnest(ARRAY[
 	'SELECT id FROM radik_t WHERE grp < 3 ORDER BY abs(f8 - 100), id LIMIT 30',
@@ -50,7 +50,10 @@ FROM unnest(ARRAY[
 	'SELECT id FROM radik_t WHERE i8 IS NOT NULL AND f4 > 0::float4 ORDER BY f8 + 1, id LIMIT 30',
 	'SELECT * FROM (SELECT id, grp, row_number() OVER (PARTITION BY grp ' ||
 		'ORDER BY abs(f8 - 0.5) DESC NULLS LAST, id) AS r FROM radik_t) s WHERE r <= 2 ' ||
-		'ORDER BY grp, r']) AS q;
+		'ORDER BY grp, r',
+	'SELECT id, f8 FROM radik_t ORDER BY abs(f8 - 0.5) NULLS FIRST, id LIMIT 200',
+	'SELECT * FROM (SELECT id, grp, row_number() OVER (PARTITION BY grp ' ||
+		'ORDER BY -f8 DESC, id) AS r FROM radik_t) s WHERE r <= 3 ORDER BY grp, r']) AS q;
 CREATE TABLE radik_nk AS SELECT t.id + 10000 * copy AS id, i4, f4, f8
 FROM radik_t t, generate_series(0, 7) copy;
 ALTER TABLE radik_nk SET (parallel_workers = 2);
