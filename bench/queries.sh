@@ -4,8 +4,9 @@
 # Builds t(id int8, v float4, i8 int8, ts timestamptz, grp int4, name text, n numeric, u uuid) of
 # --rows rows (v, i8, n and u random, ts in insertion order as in an append-mostly table, grp one
 # of 1000 groups, name a random 32-character text), as one table or --partitions range partitions of id,
-# with statistics on id / 50 (the group of the 1M-group shapes, which a work_mem large enough for
-# a million groups' best rows lets radik take: --set work_mem=256MB), then times each query shape for each k and each
+# with statistics on id / 50 (the group of the 1M-group shapes, whose million groups' best rows
+# fit in --set work_mem=256MB; with less they pass it and radik falls back to PostgreSQL's plan),
+# then times each query shape for each k and each
 # max_parallel_workers_per_gather, once with radik.enabled = off and once with radik.force = on,
 # in each regime:
 #   prewarmed   the table loaded into shared_buffers with pg_prewarm first

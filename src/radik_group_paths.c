@@ -20,14 +20,20 @@
  * Sort.  radik declines where the reduction could change an answer or is not worth it: other
  * window functions (count(*) OVER and the like see every row of a group), several windows,
  * volatile or unsupported keys (the first sort key after the groups is radik's kind of key; the
- * group keys need a hash function, as for hash aggregation), grouping and aggregates, and groups
- * whose kept rows would pass the memory of a hash table (work_mem times hash_mem_multiplier) by
- * the planner's estimate.  An estimate can be wrong (or a guess: PostgreSQL takes 200 groups for a
- * key without statistics), so the path holds PostgreSQL's own sorted path of the rows as its
- * child, which the node returns instead where its groups pass that memory (radik_scan.c).  For
- * an expression without statistics of its own (PARTITION BY id / 50) the planner's count is only
- * the most groups its columns allow, so radik does not decline on it; the path is costed as the
- * most groups that fit, and the memory check at run time decides.
+ * group keys need a hash function, as for hash aggregation), grouping and aggregates, and group
+ * keys the planner takes to be unique (every row its own group: nothing to select).
+ *
+ * The groups' kept rows must fit the memory of a hash table (work_mem times hash_mem_multiplier),
+ * but the planner's count of groups is no guide to it where it matters: PostgreSQL takes 200
+ * groups for a key without statistics, counts an expression without statistics of its own
+ * (PARTITION BY id / 50) as having as many groups as its columns, and extrapolates many distinct
+ * values from a sample of 300 x the statistics target rows far beyond the truth (44 million
+ * groups for the million of id / 50 in 50 million rows; 16 million with a sample of 3 million).
+ * So radik does not decline on that count: where it passes the memory, the path is costed as the
+ * most groups that fit, and the memory check at run time decides.  The path holds PostgreSQL's
+ * own sorted path of the rows as its child, which the node returns instead where its groups pass
+ * that memory (radik_scan.c); what that costs is the part of one scan that filled the memory,
+ * less than the sort of every row that PostgreSQL's plan does anyway.
  */
 #include "postgres.h"
 
@@ -182,28 +188,26 @@ estimated_count(PlannerInfo *root, Expr *bound, bool exclusive)
 }
 
 /*
- * Does the planner count the groups of exprs from the columns they are computed from, for want of
- * statistics of their own (an expression index's or CREATE STATISTICS')?  Then the count is the
- * most groups those columns allow (id / 50 is taken to have as many groups as id), not an
- * estimate.
+ * Is one of exprs unique by the planner's statistics (a unique index, or no value repeated in
+ * ANALYZE's sample), so that every row is its own group?
  */
 static bool
-groups_counted_from_columns(PlannerInfo *root, List *exprs)
+groups_unique(PlannerInfo *root, List *exprs)
 {
 	ListCell   *lc;
 
 	foreach(lc, exprs)
 	{
-		Node	   *expr = (Node *) lfirst(lc);
 		VariableStatData vardata;
-		bool		own_statistics;
+		bool		isdefault;
+		double		ndistinct;
+		double		tuples;
 
-		if (IsA(expr, Var))
-			continue;
-		examine_variable(root, expr, 0, &vardata);
-		own_statistics = HeapTupleIsValid(vardata.statsTuple);
+		examine_variable(root, (Node *) lfirst(lc), 0, &vardata);
+		ndistinct = get_variable_numdistinct(&vardata, &isdefault);
+		tuples = vardata.rel != NULL ? vardata.rel->tuples : 0;
 		ReleaseVariableStats(vardata);
-		if (!own_statistics)
+		if (!isdefault && tuples > 1 && ndistinct >= tuples)
 			return true;
 	}
 	return false;
@@ -212,8 +216,8 @@ groups_counted_from_columns(PlannerInfo *root, List *exprs)
 /*
  * The costs of a grouped path reading scan_rel: a scan that runs the quals, computes the
  * selecting key and the group key of every row and finds its group (a hash lookup), then the
- * kept rows fetched and sorted by all keys.  Returns false where the kept rows would not fit the
- * memory of a hash table.
+ * kept rows fetched and sorted by all keys.  Returns false where the group keys are unique by
+ * the planner's estimate.
  */
 static bool
 cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List *quals,
@@ -238,19 +242,17 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 													list_make2(linitial(groups->exprs),
 															   selecting->expr),
 													rows, NULL, NULL), 1.0), 1.0);
+	if (groups_unique(root, groups->exprs))
+	{
+		radik_decline("the best rows of each group: every row is its own group by the planner's statistics");
+		return false;
+	}
 	kept = clamp_row_est(Min(rows, ngroups * Max(count, 1.0)));
 	if (ngroups * GROUP_BYTES + kept * KEPT_ROW_BYTES > (double) get_hash_memory_limit())
 	{
-		if (!groups_counted_from_columns(root, groups->exprs))
-		{
-			radik_decline("the best rows of each group: those of %.0f groups would pass the memory of a hash table (work_mem x hash_mem_multiplier)",
-						  ngroups);
-			return false;
-		}
-
 		/*
-		 * Only a bound: costed as the most groups that fit, since more would have the node
-		 * return its child's rows, having read the part of the table that filled the memory.
+		 * Costed as the most groups that fit, since more would have the node return its child's
+		 * rows, having read the part of the table that filled the memory (see above).
 		 */
 		ngroups = (double) get_hash_memory_limit() /
 			(GROUP_BYTES + Max(count, 1.0) * KEPT_ROW_BYTES);
@@ -487,6 +489,31 @@ radik_add_window_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *wind
 	add_upper_path(window_rel, &grouped->path);
 }
 
+/*
+ * PostgreSQL's cheapest path of input_rel's rows in pathkeys' order, as its DISTINCT stage finds
+ * it: a path already in that order (a Gather Merge of sorted parallel scans, an index scan) or
+ * the cheapest path sorted.
+ */
+static Path *
+cheapest_sorted_path(PlannerInfo *root, RelOptInfo *input_rel, List *pathkeys)
+{
+	Path	   *cheapest = input_rel->cheapest_total_path;
+	ListCell   *lc;
+
+	if (!pathkeys_contained_in(pathkeys, cheapest->pathkeys))
+		cheapest = (Path *) create_sort_path(root, input_rel, cheapest, pathkeys, -1.0);
+	foreach(lc, input_rel->pathlist)
+	{
+		Path	   *candidate = lfirst(lc);
+
+		if (candidate->param_info == NULL &&
+			pathkeys_contained_in(pathkeys, candidate->pathkeys) &&
+			candidate->total_cost < cheapest->total_cost)
+			cheapest = candidate;
+	}
+	return cheapest;
+}
+
 void
 radik_add_distinct_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *distinct_rel)
 {
@@ -523,9 +550,7 @@ radik_add_distinct_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *di
 	groups.k_exclusive = false;
 	groups.cut = RADIK_GROUP_CUT_ROWS;
 
-	sorted = input_rel->cheapest_total_path;
-	if (!pathkeys_contained_in(root->sort_pathkeys, sorted->pathkeys))
-		sorted = (Path *) create_sort_path(root, input_rel, sorted, root->sort_pathkeys, -1.0);
+	sorted = cheapest_sorted_path(root, input_rel, root->sort_pathkeys);
 	path = make_group_path(root, input_rel, input_rel->cheapest_total_path->pathtarget,
 						   root->sort_pathkeys, keys, &groups, 1, sorted);
 	if (path == NULL)
