@@ -23,17 +23,19 @@
  * group keys need a hash function, as for hash aggregation), grouping and aggregates, and group
  * keys the planner takes to be unique (every row its own group: nothing to select).
  *
- * The groups' kept rows must fit the memory of a hash table (work_mem times hash_mem_multiplier),
- * but the planner's count of groups is no guide to it where it matters: PostgreSQL takes 200
- * groups for a key without statistics, counts an expression without statistics of its own
- * (PARTITION BY id / 50) as having as many groups as its columns, and extrapolates many distinct
- * values from a sample of 300 x the statistics target rows far beyond the truth (44 million
- * groups for the million of id / 50 in 50 million rows; 16 million with a sample of 3 million).
- * So radik does not decline on that count: where it passes the memory, the path is costed as the
- * most groups that fit, and the memory check at run time decides.  The path holds PostgreSQL's
- * own sorted path of the rows as its child, which the node returns instead where its groups pass
- * that memory (radik_scan.c); what that costs is the part of one scan that filled the memory,
- * less than the sort of every row that PostgreSQL's plan does anyway.
+ * The groups' kept rows must fit the memory of a hash table (work_mem times hash_mem_multiplier):
+ * k a group, plus the rows tied at its cut (rank() over a key of ten values keeps a tenth of each
+ * group).  radik trusts the planner's count of groups, and of keys within them, where it is of
+ * values ANALYZE's sample saw (at most its 300 x default_statistics_target rows), and declines
+ * where their rows would not fit.  A larger count is no guide: PostgreSQL counts an expression
+ * without statistics of its own (PARTITION BY id / 50) as having as many groups as its columns,
+ * and extrapolates many distinct values from its sample far beyond the truth (44 million groups
+ * for the million of id / 50 in 50 million rows; 16 million with a sample of 3 million).  Such a
+ * path is costed as the most groups that fit, and the memory check at run time decides.  Any
+ * estimate can also be too low (PostgreSQL takes 200 groups for a key without statistics), so
+ * the path holds PostgreSQL's own sorted path of the rows as its child, which the node returns
+ * instead where its groups pass that memory (radik_scan.c); what that costs is the part of one
+ * scan that filled the memory, less than the sort of every row that PostgreSQL's plan does.
  */
 #include "postgres.h"
 
@@ -44,6 +46,7 @@
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "commands/vacuum.h"
 #include "executor/nodeHash.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
@@ -213,11 +216,18 @@ groups_unique(PlannerInfo *root, List *exprs)
 	return false;
 }
 
+/* Would ngroups groups keeping kept rows pass the memory of a hash table? */
+static bool
+groups_pass_memory(double ngroups, double kept)
+{
+	return ngroups * GROUP_BYTES + kept * KEPT_ROW_BYTES > (double) get_hash_memory_limit();
+}
+
 /*
  * The costs of a grouped path reading scan_rel: a scan that runs the quals, computes the
  * selecting key and the group key of every row and finds its group (a hash lookup), then the
  * kept rows fetched and sorted by all keys.  Returns false where the group keys are unique by
- * the planner's estimate.
+ * the planner's statistics, or its trusted estimate of the groups' rows passes their memory.
  */
 static bool
 cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List *quals,
@@ -227,6 +237,11 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 	double		tuples = Max(scan_rel->tuples, 1);
 	double		rows = Max(scan_rel->rows, 1);
 	double		ngroups = estimate_num_groups(root, groups->exprs, rows, NULL, NULL);
+	/* the rows ANALYZE samples at the default statistics target */
+	double		sample_rows = 300.0 * default_statistics_target;
+	double		keys_in_groups;
+	double		rows_per_key;
+	double		kept_per_group;
 	double		kept;
 	double		spc_seq_page_cost;
 	QualCost	qual_cost;
@@ -236,28 +251,42 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 
 	if (count < 0)
 		count = 10;				/* a parameter: a guess */
-	/* dense_rank() keeps every row of its k keys: about the rows a key has, k times over */
-	if (groups->cut == RADIK_GROUP_CUT_DISTINCT)
-		count *= Max(rows / Max(estimate_num_groups(root,
-													list_make2(linitial(groups->exprs),
-															   selecting->expr),
-													rows, NULL, NULL), 1.0), 1.0);
+	count = Max(count, 1.0);
 	if (groups_unique(root, groups->exprs))
 	{
 		radik_decline("the best rows of each group: every row is its own group by the planner's statistics");
 		return false;
 	}
-	kept = clamp_row_est(Min(rows, ngroups * Max(count, 1.0)));
-	if (ngroups * GROUP_BYTES + kept * KEPT_ROW_BYTES > (double) get_hash_memory_limit())
+
+	/*
+	 * A group keeps the rows tied at its cut: those of its k-th key beyond the k-th row, or every
+	 * row of its k keys for dense_rank(); about the rows a key has in a group.
+	 */
+	keys_in_groups = estimate_num_groups(root, lappend(list_copy(groups->exprs), selecting->expr),
+										 rows, NULL, NULL);
+	rows_per_key = Max(rows / Max(keys_in_groups, 1.0), 1.0);
+	kept_per_group = groups->cut == RADIK_GROUP_CUT_DISTINCT ? count * rows_per_key :
+		count + rows_per_key - 1.0;
+	if (groups_pass_memory(ngroups, Min(rows, ngroups * kept_per_group)))
 	{
 		/*
-		 * Costed as the most groups that fit, since more would have the node return its child's
-		 * rows, having read the part of the table that filled the memory (see above).
+		 * Trusted where the count is of values ANALYZE's sample saw (at most its rows): then the
+		 * groups' rows would not fit, by an estimate that rarely errs.  Otherwise costed as the
+		 * most groups that fit, since more would have the node return its child's rows, having
+		 * read the part of the table that filled the memory (see above).
 		 */
+		if (ngroups <= sample_rows &&
+			(keys_in_groups <= sample_rows ||
+			 groups_pass_memory(ngroups, Min(rows, ngroups * count))))
+		{
+			radik_decline("the best rows of each group: those of %.0f groups, %.0f rows, would pass the memory of a hash table (work_mem x hash_mem_multiplier)",
+						  ngroups, Min(rows, ngroups * kept_per_group));
+			return false;
+		}
 		ngroups = (double) get_hash_memory_limit() /
-			(GROUP_BYTES + Max(count, 1.0) * KEPT_ROW_BYTES);
-		kept = clamp_row_est(Min(rows, ngroups * Max(count, 1.0)));
+			(GROUP_BYTES + kept_per_group * KEPT_ROW_BYTES);
 	}
+	kept = clamp_row_est(Min(rows, ngroups * kept_per_group));
 
 	get_tablespace_page_costs(scan_rel->reltablespace, NULL, &spc_seq_page_cost);
 	cost_qual_eval(&qual_cost, quals, root);

@@ -301,6 +301,27 @@ WHERE line ~ '(Custom Scan|Selections Over Memory)';
 SELECT radik_compare('SELECT * FROM (SELECT many, v, row_number() OVER (PARTITION BY many ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', NULL, 'many, v, r') AS many_groups_analyzed;
 RESET work_mem;
 SELECT radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1') AS analyzed;
+-- Groups whose rows tie on the selecting key: rank() keeps every row tied at a group's cut, here
+-- about 200 rows in each of 100 groups.  The planner's counts of the groups and of their keys
+-- are of values ANALYZE's sample saw, so radik trusts them: in 64kB the tied rows would not fit,
+-- and radik declines, saying why, while row_number() over a key without ties fits; with the
+-- default work_mem both are taken, and both answers are PostgreSQL's.
+CREATE TABLE radik_gr_ties AS
+	SELECT i % 100 AS g, (i / 100) % 10 AS few, (i * 7919 % 10007)::float8 AS v, i AS id
+	FROM generate_series(1, 200000) i;
+ANALYZE radik_gr_ties;
+CREATE TEMP TABLE radik_gr_ties_questions (q text, k text);
+INSERT INTO radik_gr_ties_questions VALUES
+	('SELECT * FROM (SELECT g, few, rank() OVER (PARTITION BY g ORDER BY few) AS r FROM radik_gr_ties) s WHERE r <= 3', 'g, few, r'),
+	('SELECT * FROM (SELECT g, v, id, row_number() OVER (PARTITION BY g ORDER BY v, id) AS r FROM radik_gr_ties) s WHERE r <= 3', 'g, v, id, r');
+SET work_mem = '64kB';
+SELECT q, radik_plan_uses_radik(q) AS uses_radik_in_64kb FROM radik_gr_ties_questions;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT * FROM (SELECT g, few, rank() OVER (PARTITION BY g ORDER BY few) AS r FROM radik_gr_ties) s WHERE r <= 3;
+RESET work_mem;
+SELECT q, radik_compare(q, NULL, k) AS answer FROM radik_gr_ties_questions;
+DROP TABLE radik_gr_ties_questions;
+DROP TABLE radik_gr_ties;
 -- Groups of an expression without statistics of its own: the planner counts as many groups as
 -- id has (200000), only a bound, so radik takes the query and the memory check at run time
 -- decides.  id / 1000 has 201 groups, which fit; id / 2 has 100001, which pass the memory, and
