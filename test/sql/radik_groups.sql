@@ -316,8 +316,17 @@ INSERT INTO radik_gr_ties_questions VALUES
 	('SELECT * FROM (SELECT g, v, id, row_number() OVER (PARTITION BY g ORDER BY v, id) AS r FROM radik_gr_ties) s WHERE r <= 3', 'g, v, id, r');
 SET work_mem = '64kB';
 SELECT q, radik_plan_uses_radik(q) AS uses_radik_in_64kb FROM radik_gr_ties_questions;
-EXPLAIN (VERBOSE, COSTS OFF)
-SELECT * FROM (SELECT g, few, rank() OVER (PARTITION BY g ORDER BY few) AS r FROM radik_gr_ties) s WHERE r <= 3;
+DO $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' ||
+		(SELECT q FROM radik_gr_ties_questions WHERE q ~ 'rank') LOOP
+		IF line LIKE 'RadiK Declined%' THEN
+			RAISE NOTICE '%', line;
+		END IF;
+	END LOOP;
+END $$;
 RESET work_mem;
 SELECT q, radik_compare(q, NULL, k) AS answer FROM radik_gr_ties_questions;
 DROP TABLE radik_gr_ties_questions;
