@@ -267,7 +267,8 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 	rows_per_key = Max(rows / Max(keys_in_groups, 1.0), 1.0);
 	kept_per_group = groups->cut == RADIK_GROUP_CUT_DISTINCT ? count * rows_per_key :
 		count + rows_per_key - 1.0;
-	if (groups_pass_memory(ngroups, Min(rows, ngroups * kept_per_group)))
+	kept = Min(rows, ngroups * kept_per_group);
+	if (groups_pass_memory(ngroups, kept))
 	{
 		/*
 		 * Trusted where the count is of values ANALYZE's sample saw (at most its rows): then the
@@ -280,13 +281,14 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 			 groups_pass_memory(ngroups, Min(rows, ngroups * count))))
 		{
 			radik_decline("the best rows of each group: those of %.0f groups, %.0f rows, would pass the memory of a hash table (work_mem x hash_mem_multiplier)",
-						  ngroups, Min(rows, ngroups * kept_per_group));
+						  ngroups, kept);
 			return false;
 		}
 		ngroups = (double) get_hash_memory_limit() /
 			(GROUP_BYTES + kept_per_group * KEPT_ROW_BYTES);
+		kept = Min(rows, ngroups * kept_per_group);
 	}
-	kept = clamp_row_est(Min(rows, ngroups * kept_per_group));
+	kept = clamp_row_est(kept);
 
 	get_tablespace_page_costs(scan_rel->reltablespace, NULL, &spc_seq_page_cost);
 	cost_qual_eval(&qual_cost, quals, root);
@@ -527,20 +529,12 @@ static Path *
 cheapest_sorted_path(PlannerInfo *root, RelOptInfo *input_rel, List *pathkeys)
 {
 	Path	   *cheapest = input_rel->cheapest_total_path;
-	ListCell   *lc;
+	Path	   *presorted = get_cheapest_path_for_pathkeys(input_rel->pathlist, pathkeys, NULL,
+														   TOTAL_COST, false);
 
 	if (!pathkeys_contained_in(pathkeys, cheapest->pathkeys))
 		cheapest = (Path *) create_sort_path(root, input_rel, cheapest, pathkeys, -1.0);
-	foreach(lc, input_rel->pathlist)
-	{
-		Path	   *candidate = lfirst(lc);
-
-		if (candidate->param_info == NULL &&
-			pathkeys_contained_in(pathkeys, candidate->pathkeys) &&
-			candidate->total_cost < cheapest->total_cost)
-			cheapest = candidate;
-	}
-	return cheapest;
+	return presorted != NULL && presorted->total_cost < cheapest->total_cost ? presorted : cheapest;
 }
 
 void
