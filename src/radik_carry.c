@@ -74,3 +74,11 @@ radik_carry_row_into(RadikRowStore *store, const RadikCarriedRow *row)
 		return radik_pack_tid(&row->tid);
 	return append_row(store, &row->tid, (const char *) row + RADIK_CARRIED_ROW_HEADER, row->len);
 }
+
+uint64
+radik_carry_tuple(RadikRowStore *store, HeapTuple tuple)
+{
+	if (!radik_store_make_room(store, carried_row_bytes(tuple->t_len)))
+		return radik_pack_tid(&tuple->t_self);
+	return append_row(store, &tuple->t_self, tuple->t_data, tuple->t_len);
+}

@@ -105,4 +105,7 @@ extern void radik_carry_page_rows(RadikRowStore *store, Page page, BlockNumber b
  */
 extern uint64 radik_carry_row_into(RadikRowStore *store, const RadikCarriedRow *row);
 
+/* The carried id of a copy of tuple appended to store when it has room; else its packed TID. */
+extern uint64 radik_carry_tuple(RadikRowStore *store, HeapTuple tuple);
+
 #endif							/* RADIK_CARRY_H */

@@ -76,7 +76,7 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 		request.params = parallel->params;
 		request.nworkers = parallel->nworkers;
 		request.nulls_limit = 0;
-		request.carry_rows = false;
+		request.carry_rows = selection->carry_bytes > 0;
 		request.groups = groups;
 		workers = radik_parallel_begin(&request);
 	}
@@ -171,7 +171,25 @@ radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *group
 		result->tids = MemoryContextAllocHuge(CurrentMemoryContext,
 											  Max(result->ntids, 1) * sizeof(ItemPointerData));
 		for (int64 i = 0; i < result->ntids; i++)
-			radik_unpack_tid(ids[i], &result->tids[i]);
+		{
+			RadikCarriedRow *row = radik_groups_carried_row(ids[i]);
+
+			if (row == NULL)
+			{
+				radik_unpack_tid(ids[i], &result->tids[i]);
+				continue;
+			}
+			if (result->carried == NULL)
+				result->carried = MemoryContextAllocExtended(CurrentMemoryContext,
+															 Max(result->ntids, 1) *
+															 sizeof(RadikCarriedRow *),
+															 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+			result->carried[i] = row;
+			result->tids[i] = row->tid;
+		}
+		/* the workers' copies of the rows are returned as they are, after the set is gone */
+		if (result->carried != NULL)
+			radik_groups_keep_carried_rows(set, CurrentMemoryContext);
 		pfree(ids);
 	}
 	result->stats.groups = radik_groups_count(set);

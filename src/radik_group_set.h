@@ -79,7 +79,11 @@ struct RadikGroupSet
 	uint64		last_bits;		/* and its bits */
 	char	   *key_space;		/* grouped the general way: room for the next key values */
 	Size		key_space_left;
-	/* grouped by bits: the exports imported, merged with the set's groups at the end */
+	/*
+	 * grouped by bits: the exports imported (their groups; the rows they carry follow each),
+	 * merged with the set's groups at the end, in their own memory under the set's
+	 */
+	MemoryContext imports_context;
 	char	  **imported;
 	Size	   *imported_sizes;
 	int			nimported;

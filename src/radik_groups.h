@@ -21,6 +21,7 @@
 #include "executor/executor.h"
 #include "fmgr.h"
 
+#include "radik_carry.h"
 #include "radik_datum_keys.h"
 #include "radik_heap.h"
 
@@ -141,6 +142,22 @@ extern Size radik_groups_memory(const RadikGroupSet *set);
 extern int64 radik_groups_rows(RadikGroupSet *set, uint64 **row_ids);
 
 /*
+ * A row id radik_groups_rows or radik_groups_sorted_rows returned: the copy of the row an export
+ * carried (radik_groups_export), or NULL for a packed TID (radik_pack_tid).  The copies live in
+ * the set's memory, or in the context radik_groups_keep_carried_rows moved them to.
+ */
+static inline RadikCarriedRow *
+radik_groups_carried_row(uint64 row_id)
+{
+	if (!radik_id_is_carried(row_id))
+		return NULL;
+	return (RadikCarriedRow *) (uintptr_t) (row_id & ~RADIK_CARRIED_ID_FLAG);
+}
+
+/* Move the rows the set's imports carried under context, so that they outlive the set. */
+extern void radik_groups_keep_carried_rows(RadikGroupSet *set, MemoryContext context);
+
+/*
  * The same rows in order where the set groups by bits (one key, radik_group_order_by_bits):
  * the groups in the order of their key, ascending or descending, the group of NULL keys first
  * or last, and each group's rows in the order of the sort key (ties in no particular order);
@@ -150,12 +167,25 @@ extern bool radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool n
 									 int64 *nrows, uint64 **row_ids);
 
 /*
+ * Where a set grouped by bits is exported with copies of its rows: the table and snapshot to
+ * fetch them with, and the most bytes the export may take with them.
+ */
+typedef struct RadikGroupRowsSource
+{
+	Relation	rel;
+	Snapshot	snapshot;
+	Size		limit;
+} RadikGroupRowsSource;
+
+/*
  * The rows every group keeps, with their group keys, written for another process's set
  * (radik_groups_import): a palloc'd buffer of *size bytes.  The set is cut as by
- * radik_groups_rows; a set grouped by bits writes its groups in the order of their keys.  Not
- * for a set that has imported groups.
+ * radik_groups_rows; a set grouped by bits writes its groups in the order of their keys, and
+ * with rows not NULL copies of as many of its rows as fit in rows->limit, which the importing
+ * set returns as carried rows.  Not for a set that has imported groups.
  */
-extern char *radik_groups_export(RadikGroupSet *set, Size *size);
+extern char *radik_groups_export(RadikGroupSet *set, const RadikGroupRowsSource *rows,
+								 Size *size);
 
 /*
  * Add an exported buffer's groups: where the set groups the general way, every row is offered;

@@ -20,12 +20,22 @@
  * order of the keys, ascending or descending, as radik_groups_sorted_rows returns it.  Keys
  * grouped the general way are exported in the order of the records and added to the backend's
  * groups one by one (radik_groups_import_values).
+ *
+ * A worker grouping by bits also sends copies of the rows it keeps, where the query returns
+ * whole rows: it fetches them by TID, in TID order, from the blocks it has just read, once its
+ * groups are cut, and appends them to its export as a row store (radik_carry.h).  With a
+ * million groups the rows kept are a million rows, about one on every page of the table;
+ * fetched again by the backend alone after the workers have finished, they took longer than
+ * the whole grouped read, while each worker fetches its share side by side with the others.
+ * The backend turns each carried row's id into the address of its copy, so the merge passes
+ * them on like TIDs and the node returns the copies as they are.
  */
 #include "postgres.h"
 
 #include "utils/datum.h"
 #include "utils/memutils.h"
 
+#include "radik_fetch.h"
 #include "radik_group_set.h"
 
 /*
@@ -41,6 +51,18 @@ typedef struct ExportedGroup
 } ExportedGroup;
 
 #define NULL_GROUP_FLAG (UINT64CONST(1) << 63)
+
+/*
+ * An export by bits begins with the bytes of its groups (ExportedGroup, rows); the rows it
+ * carries follow them, a row store whose rows the groups' carried ids name by offset.
+ */
+typedef struct ExportHeader
+{
+	uint64		groups_bytes;
+} ExportHeader;
+
+/* Rows fetched at a time for an export's row store. */
+#define EXPORT_FETCH_ROWS 4096
 
 /* A group to order by its bits. */
 typedef struct GroupOrder
@@ -394,9 +416,77 @@ radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, 
 	return true;
 }
 
-/* The export of a set grouped by bits: see ExportedGroup. */
+/*
+ * Copy the rows of the groups (an export's, groups_bytes of them) into store, fetched from
+ * rows->rel in TID order, and give each row copied its carried id, until the store is full.
+ */
+static void
+carry_exported_rows(char *groups, Size groups_bytes, const RadikGroupRowsSource *rows,
+					RadikRowStore *store)
+{
+	int64		n = 0;
+	Candidate **candidates;
+	RadikFetchOrder *order;
+	HeapTuple  *tuples;
+	MemoryContext fetch_context;
+	MemoryContext old_context;
+	bool		full = false;
+
+	candidates = MemoryContextAllocHuge(CurrentMemoryContext,
+										Max(groups_bytes / sizeof(Candidate), 1) *
+										sizeof(Candidate *));
+	for (char *p = groups; p < groups + groups_bytes;)
+	{
+		ExportedGroup head;
+		int64		count;
+
+		memcpy(&head, p, sizeof(head));
+		count = (int64) (head.count & ~NULL_GROUP_FLAG);
+		p += sizeof(head);
+		for (int64 j = 0; j < count; j++, p += sizeof(Candidate))
+			candidates[n++] = (Candidate *) p;
+	}
+	order = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(RadikFetchOrder));
+	tuples = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(HeapTuple));
+	for (int64 i = 0; i < n; i++)
+	{
+		order[i].packed_tid = candidates[i]->id & ~KEY_NULL_FLAG;
+		order[i].position = i;
+	}
+	radik_sort_fetch_order(order, n);
+
+	fetch_context = AllocSetContextCreate(CurrentMemoryContext, "radik exported rows",
+										  ALLOCSET_DEFAULT_SIZES);
+	for (int64 start = 0; start < n && !full; start += EXPORT_FETCH_ROWS)
+	{
+		int64		m = Min(EXPORT_FETCH_ROWS, n - start);
+
+		old_context = MemoryContextSwitchTo(fetch_context);
+		radik_fetch_rows(rows->rel, rows->snapshot, order + start, m, tuples);
+		MemoryContextSwitchTo(old_context);
+		for (int64 i = start; i < start + m && !full; i++)
+		{
+			Candidate  *c = candidates[order[i].position];
+			uint64		id = radik_carry_tuple(store, tuples[order[i].position]);
+
+			full = !radik_id_is_carried(id);
+			if (!full)
+				c->id = (c->id & KEY_NULL_FLAG) | id;
+		}
+		MemoryContextReset(fetch_context);
+	}
+	MemoryContextDelete(fetch_context);
+	pfree(tuples);
+	pfree(order);
+	pfree(candidates);
+}
+
+/*
+ * The export of a set grouped by bits: an ExportHeader, the groups (see ExportedGroup), and with
+ * rows, the row store of the rows carried.
+ */
 static char *
-export_by_bits(RadikGroupSet *set, Size *size)
+export_by_bits(RadikGroupSet *set, const RadikGroupRowsSource *rows, Size *size)
 {
 	GroupOrder *space;
 	GroupOrder *order;
@@ -404,7 +494,9 @@ export_by_bits(RadikGroupSet *set, Size *size)
 	Size		bytes = 0;
 	char	   *data;
 	char	   *p;
+	ExportHeader header;
 	ExportedGroup head;
+	RadikRowStore store;
 
 	for (int64 g = 0; g < set->ngroups; g++)
 	{
@@ -415,7 +507,8 @@ export_by_bits(RadikGroupSet *set, Size *size)
 			bytes += sizeof(ExportedGroup) + group->count * sizeof(Candidate);
 	}
 	order = groups_in_order(set, &norder, &space);
-	data = p = MemoryContextAllocHuge(CurrentMemoryContext, Max(bytes, 1));
+	data = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(header) + bytes);
+	p = data + sizeof(header);
 	for (int64 i = -1; i < norder; i++)
 	{
 		KeptGroup  *group = i < 0 ? set->null_group : group_at(set, order[i].number);
@@ -429,9 +522,26 @@ export_by_bits(RadikGroupSet *set, Size *size)
 		memcpy(p, group_rows(group), group->count * sizeof(Candidate));
 		p += group->count * sizeof(Candidate);
 	}
-	Assert(p == data + bytes);
+	Assert(p == data + sizeof(header) + bytes);
 	pfree(space);
-	*size = bytes;
+	header.groups_bytes = bytes;
+	memcpy(data, &header, sizeof(header));
+	*size = sizeof(header) + bytes;
+	if (rows == NULL || bytes == 0 || rows->limit <= *size)
+		return data;
+
+	store.used = 0;
+	store.capacity = Min(BLCKSZ, rows->limit - *size);
+	store.limit = rows->limit - *size;
+	store.data = palloc(store.capacity);
+	carry_exported_rows(data + sizeof(header), bytes, rows, &store);
+	if (store.used > 0)
+	{
+		data = repalloc_huge(data, *size + store.used);
+		memcpy(data + *size, store.data, store.used);
+		*size += store.used;
+	}
+	pfree(store.data);
 	return data;
 }
 
@@ -440,7 +550,7 @@ export_by_bits(RadikGroupSet *set, Size *size)
  * each value of its key by datumSerialize, then its rows (Candidate structs), unaligned.
  */
 char *
-radik_groups_export(RadikGroupSet *set, Size *size)
+radik_groups_export(RadikGroupSet *set, const RadikGroupRowsSource *rows, Size *size)
 {
 	const RadikGroupKeys *keys = set->keys;
 	Size		bytes = 0;
@@ -450,7 +560,7 @@ radik_groups_export(RadikGroupSet *set, Size *size)
 	if (set->nimported > 0)
 		elog(ERROR, "radik: a set with imported groups cannot be exported");
 	if (keys->bits_map != NULL)
-		return export_by_bits(set, size);
+		return export_by_bits(set, rows, size);
 	for (int64 g = 0; g < set->ngroups; g++)
 	{
 		KeptGroup  *group = group_at(set, g);
@@ -484,9 +594,54 @@ radik_groups_export(RadikGroupSet *set, Size *size)
 	return data;
 }
 
+/*
+ * Point the carried ids of an export's groups (groups_bytes of them, in memory the set keeps) at
+ * the rows that follow them (store_bytes), by address; a row whose address would not fit in an
+ * id is returned by its TID instead.
+ */
+static void
+point_at_carried_rows(char *groups, Size groups_bytes, Size store_bytes)
+{
+	char	   *store = groups + groups_bytes;
+	char	   *p = groups;
+
+	while (p < groups + groups_bytes)
+	{
+		ExportedGroup head;
+		int64		count;
+
+		memcpy(&head, p, sizeof(head));
+		count = (int64) (head.count & ~NULL_GROUP_FLAG);
+		p += sizeof(head);
+		if (count > (groups + groups_bytes - p) / (int64) sizeof(Candidate))
+			elog(ERROR, "radik: imported groups truncated");
+		for (int64 j = 0; j < count; j++, p += sizeof(Candidate))
+		{
+			Candidate  *c = (Candidate *) p;
+			uint64		offset = c->id & ~(RADIK_CARRIED_ID_FLAG | KEY_NULL_FLAG);
+			RadikCarriedRow *row;
+			uint64		address;
+
+			if (!radik_id_is_carried(c->id))
+				continue;
+			if (offset + RADIK_CARRIED_ROW_HEADER > store_bytes)
+				elog(ERROR, "radik: imported rows truncated");
+			row = (RadikCarriedRow *) (store + offset);
+			address = (uint64) (uintptr_t) row;
+			if ((address & (RADIK_CARRIED_ID_FLAG | KEY_NULL_FLAG)) != 0)
+				c->id = (c->id & KEY_NULL_FLAG) | radik_pack_tid(&row->tid);
+			else
+				c->id = (c->id & KEY_NULL_FLAG) | RADIK_CARRIED_ID_FLAG | address;
+		}
+	}
+}
+
 void
 radik_groups_import(RadikGroupSet *set, const char *data, Size size)
 {
+	ExportHeader header;
+	char	   *copy;
+
 	if (set->keys->bits_map == NULL)
 	{
 		radik_groups_import_values(set, data, size);
@@ -494,9 +649,17 @@ radik_groups_import(RadikGroupSet *set, const char *data, Size size)
 	}
 	if (size == 0)
 		return;
-	if (size % sizeof(uint64) != 0)
+	if (size < sizeof(header))
 		elog(ERROR, "radik: imported groups truncated");
+	memcpy(&header, data, sizeof(header));
+	if (header.groups_bytes > size - sizeof(header) || header.groups_bytes % sizeof(uint64) != 0)
+		elog(ERROR, "radik: imported groups truncated");
+	if (header.groups_bytes == 0)
+		return;
 	/* kept until the merge, in the set's memory (radik_groups_memory counts them) */
+	if (set->imports_context == NULL)
+		set->imports_context = AllocSetContextCreate(set->context, "radik imported groups",
+													 ALLOCSET_DEFAULT_SIZES);
 	if (set->nimported == set->max_imported)
 	{
 		set->max_imported = Max(8, set->max_imported * 2);
@@ -514,7 +677,18 @@ radik_groups_import(RadikGroupSet *set, const char *data, Size size)
 										   set->max_imported * sizeof(Size));
 		}
 	}
-	set->imported[set->nimported] = MemoryContextAllocHuge(set->context, size);
-	memcpy(set->imported[set->nimported], data, size);
-	set->imported_sizes[set->nimported++] = size;
+	copy = MemoryContextAllocHuge(set->imports_context, size - sizeof(header));
+	memcpy(copy, data + sizeof(header), size - sizeof(header));
+	point_at_carried_rows(copy, header.groups_bytes,
+						  size - sizeof(header) - header.groups_bytes);
+	set->imported[set->nimported] = copy;
+	set->imported_sizes[set->nimported++] = header.groups_bytes;
+}
+
+void
+radik_groups_keep_carried_rows(RadikGroupSet *set, MemoryContext context)
+{
+	if (set->imports_context != NULL)
+		MemoryContextSetParent(set->imports_context, context);
+	set->imports_context = NULL;
 }

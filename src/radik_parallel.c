@@ -495,6 +495,7 @@ extract_groups(RadikExtractor *extractor, Relation rel, char *groups_string,
 	ItemPointerData nulls[MaxHeapTuplesPerPage];
 	uint64		unused_ids[MaxHeapTuplesPerPage];
 	uint64		unused_keys[MaxHeapTuplesPerPage];
+	RadikGroupRowsSource rows;
 	char	   *data;
 	Size		size;
 
@@ -528,7 +529,12 @@ extract_groups(RadikExtractor *extractor, Relation rel, char *groups_string,
 			return;
 		}
 	}
-	data = radik_groups_export(set, &size);
+	/* with the rows whole where the leader wants them, within the groups' memory */
+	rows.rel = rel;
+	rows.snapshot = extractor->scan->rs_snapshot;
+	rows.limit = get_hash_memory_limit();
+	data = radik_groups_export(set, pg_atomic_read_u32(&shared->carry_rows) != 0 ? &rows : NULL,
+							   &size);
 	radik_group_keys_end(&keys);
 	if (size > 0)
 		(void) shm_mq_send(queue, size, data, false, true);

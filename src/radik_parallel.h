@@ -30,7 +30,8 @@ typedef struct RadikParallelScan RadikParallelScan;
  * key_expr); params are the query's PARAM_EXTERN values.  Each worker sends at most nulls_limit
  * rows whose key is NULL, and with carry_rows the rows it sends whole too (radik_carry.h), until
  * told to stop; with groups, each worker keeps the best rows of each group itself and sends them
- * once it has read its blocks (radik_parallel_receive_groups).
+ * once it has read its blocks (radik_parallel_receive_groups), with carry_rows copies of those
+ * rows too where the group key is grouped by bits (radik_groups_export).
  */
 typedef struct RadikWorkersRequest
 {

@@ -3,8 +3,8 @@
 -- in radik_setup.sql): with every row carried, with the row store filling up part way (a small
 -- work_mem) so that some rows are carried and the others fetched, alone and with parallel
 -- workers (which stop carrying when the leader's store is full), with several sort keys, TOASTed
--- values, rows updated in the same transaction, and a cursor walking backward.  EXPLAIN's
--- "Rows Carried" shows which path ran.
+-- values, rows updated in the same transaction, a cursor walking backward, and the rows of
+-- groups that parallel workers send whole.  EXPLAIN's "Rows Carried" shows which path ran.
 LOAD 'radik';
 SET radik.force = on;
 
@@ -153,6 +153,57 @@ SELECT radik_plan_uses_radik('SELECT id, f8, note FROM radik_ct ORDER BY f8 DESC
 SELECT (SELECT array_agg(x) FROM radik_carry_cursor(true) x) =
 	   (SELECT array_agg(x) FROM radik_carry_cursor(false) x) AS cursor_same_rows;
 
+-- Per group: parallel workers grouping by one integer key send copies of the rows their groups
+-- keep (radik_groups_merge.c), within their groups' memory; the backend returns those as they
+-- are and fetches the rows of its own groups.  Groups in both directions, a group of NULL keys
+-- first and last, NULL sorting keys, groups found by several workers, TOASTed values.
+CREATE FUNCTION radik_carry_group_answers() RETURNS TABLE (q text, result text)
+LANGUAGE sql AS $$
+	SELECT q, radik_compare(q, NULL, keys)
+	FROM (VALUES
+		('SELECT DISTINCT ON (k4 % 997) * FROM radik_ct ORDER BY k4 % 997, f8 DESC',
+		 'k4 % 997, f8'),
+		('SELECT DISTINCT ON (k4 % 997) id, k4, f8 FROM radik_ct ORDER BY k4 % 997 DESC, f8',
+		 'k4 % 997, f8'),
+		('SELECT DISTINCT ON (n4 / 100) n4, f8, note FROM radik_ct ORDER BY n4 / 100, f8',
+		 'n4 / 100, f8'),
+		('SELECT DISTINCT ON (n4 / 100) n4, f8, md5(note) FROM radik_ct '
+		 'ORDER BY n4 / 100 DESC NULLS LAST, f8 DESC', 'n4 / 100, f8'),
+		('SELECT * FROM (SELECT id, grp, n4, note, row_number() OVER (PARTITION BY grp '
+		 'ORDER BY n4 DESC) AS r FROM radik_ct) s WHERE r <= 400', 'grp, n4, r'),
+		('SELECT * FROM (SELECT id, k4, note, rank() OVER (PARTITION BY id / 1000 '
+		 'ORDER BY k4) AS r FROM radik_ct) s WHERE r <= 2', 'id / 1000, k4, r'))
+		AS c(q, keys)
+$$;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+SELECT radik_carry_outcome('SELECT DISTINCT ON (k4 % 997) * FROM radik_ct ORDER BY k4 % 997, f8 DESC')
+	AS groups_from_workers;
+SELECT * FROM radik_carry_group_answers();
+RESET parallel_leader_participation;
+SELECT * FROM radik_carry_group_answers();
+SET parallel_leader_participation = off;
+-- Rows of about 600 bytes: with work_mem 384kB (768kB of groups' memory) a worker's export has
+-- room for the rows of about half its 2999 groups; the others are fetched by TID.
+CREATE TABLE radik_ct_wide WITH (parallel_workers = 2) AS
+SELECT id, k4, f8, repeat(md5(id::text), 16) AS pad FROM radik_ct;
+ANALYZE radik_ct_wide;
+SET work_mem = '384kB';
+SELECT radik_carry_outcome('SELECT DISTINCT ON (k4 % 2999) * FROM radik_ct_wide ORDER BY k4 % 2999, f8 DESC')
+	AS groups_some_carried;
+SELECT radik_compare('SELECT DISTINCT ON (k4 % 2999) * FROM radik_ct_wide ORDER BY k4 % 2999, f8 DESC',
+					 NULL, 'k4 % 2999, f8') AS groups_some_carried_answer;
+SELECT radik_compare('SELECT DISTINCT ON (k4 % 2999) * FROM radik_ct_wide ORDER BY k4 % 2999 DESC, f8',
+					 NULL, 'k4 % 2999, f8') AS groups_some_carried_descending;
+DROP TABLE radik_ct_wide;
+RESET parallel_leader_participation;
+RESET work_mem;
+RESET max_parallel_workers_per_gather;
+SELECT radik_carry_outcome('SELECT DISTINCT ON (k4 % 997) * FROM radik_ct ORDER BY k4 % 997, f8 DESC')
+	AS groups_serial;
+SELECT * FROM radik_carry_group_answers();
+
+DROP FUNCTION radik_carry_group_answers();
 DROP FUNCTION radik_carry_cursor(boolean);
 DROP FUNCTION radik_carry_answers();
 DROP FUNCTION radik_carry_outcome(text);
