@@ -30,6 +30,11 @@
  * values copied into the set (into blocks shared by many groups) when a group is first seen.
  * NULL group keys form a group of their own, as in PostgreSQL's grouping.  Everything lives in
  * the set's memory context, which radik_groups_memory measures.
+ *
+ * A group key that is an integer column divided by a constant, or its remainder (the bucket of
+ * an id or of an epoch), is computed from the column's value in C: through the executor it
+ * costs a slot, an expression context reset and a function call per row, a sixth of the time of
+ * a grouped read of a million groups.
  */
 #include "postgres.h"
 
@@ -42,6 +47,7 @@
 #include "port/pg_bitutils.h"
 #include "utils/datum.h"
 #include "utils/expandeddatum.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -90,6 +96,93 @@ radik_group_order_by_bits(Oid type, Oid sort_operator)
 		opfamily == get_opclass_family(opclass) && opcintype == type;
 }
 
+/* An integer type's value as an int64. */
+static int64
+integer_value(Datum value, Oid type)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return DatumGetInt16(value);
+		case INT4OID:
+			return DatumGetInt32(value);
+		default:
+			return DatumGetInt64(value);
+	}
+}
+
+static Datum
+integer_datum(int64 value, Oid type)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return Int16GetDatum((int16) value);
+		case INT4OID:
+			return Int32GetDatum((int32) value);
+		default:
+			return Int64GetDatum(value);
+	}
+}
+
+static bool
+is_integer_type(Oid type)
+{
+	return type == INT2OID || type == INT4OID || type == INT8OID;
+}
+
+/*
+ * Is expr a column of the table divided by an integer constant, or its remainder, over integer
+ * types?  Then *arith says how to compute it, and *attnum names the column.  A divisor of 0 or
+ * -1 is left to the executor: its errors (division by zero, out of range) are PostgreSQL's.
+ * Integer division and remainder in C truncate toward zero as PostgreSQL's do, and with any
+ * other divisor the result fits the wider type.
+ */
+static bool
+group_key_arith(Expr *expr, RadikGroupArith *arith, AttrNumber *attnum)
+{
+	OpExpr	   *op = (OpExpr *) expr;
+	Var		   *var;
+	Const	   *divisor;
+
+	if (!IsA(expr, OpExpr) || list_length(op->args) != 2)
+		return false;
+	var = linitial(op->args);
+	divisor = lsecond(op->args);
+	if (!IsA(var, Var) || var->varattno <= 0 || var->varlevelsup != 0 ||
+		!IsA(divisor, Const) || divisor->constisnull ||
+		!is_integer_type(var->vartype) || !is_integer_type(divisor->consttype) ||
+		!is_integer_type(op->opresulttype))
+		return false;
+	switch (op->opfuncid)
+	{
+		case F_INT2DIV:
+		case F_INT4DIV:
+		case F_INT8DIV:
+		case F_INT24DIV:
+		case F_INT42DIV:
+		case F_INT28DIV:
+		case F_INT82DIV:
+		case F_INT48DIV:
+		case F_INT84DIV:
+			arith->remainder = false;
+			break;
+		case F_INT2MOD:
+		case F_INT4MOD:
+		case F_INT8MOD:
+			arith->remainder = true;
+			break;
+		default:
+			return false;
+	}
+	arith->divisor = integer_value(divisor->constvalue, divisor->consttype);
+	if (arith->divisor == 0 || arith->divisor == -1)
+		return false;
+	arith->column_type = var->vartype;
+	*attnum = var->varattno;
+	return true;
+}
+
 void
 radik_group_keys_init(RadikGroupKeys *keys, Relation rel, List *exprs,
 					  const Oid *equality_operators, const Oid *collations, PlanState *parent)
@@ -104,6 +197,7 @@ radik_group_keys_init(RadikGroupKeys *keys, Relation rel, List *exprs,
 	keys->collations = palloc(nkeys * sizeof(Oid));
 	keys->hash_functions = palloc(nkeys * sizeof(FmgrInfo));
 	keys->equal_functions = palloc(nkeys * sizeof(FmgrInfo));
+	keys->arith = palloc0(nkeys * sizeof(RadikGroupArith));
 	keys->byval = palloc(nkeys * sizeof(bool));
 	keys->typlen = palloc(nkeys * sizeof(int16));
 	keys->bits_map = NULL;
@@ -125,6 +219,11 @@ radik_group_keys_init(RadikGroupKeys *keys, Relation rel, List *exprs,
 		if (IsA(expr, Var) && ((Var *) expr)->varattno > 0 && ((Var *) expr)->varlevelsup == 0)
 		{
 			keys->attnums[i] = ((Var *) expr)->varattno;
+			radik_column_reader_init(&keys->columns[i], rel, keys->attnums[i]);
+			continue;
+		}
+		if (group_key_arith(expr, &keys->arith[i], &keys->attnums[i]))
+		{
 			radik_column_reader_init(&keys->columns[i], rel, keys->attnums[i]);
 			continue;
 		}
@@ -579,7 +678,18 @@ tuple_group_key(const RadikGroupKeys *keys, HeapTuple tuple, Datum *values, bool
 	for (int i = 0; i < keys->nkeys; i++)
 	{
 		if (keys->attnums[i] > 0)
+		{
+			const RadikGroupArith *arith = &keys->arith[i];
+
 			values[i] = radik_read_column(&keys->columns[i], tuple, &nulls[i]);
+			if (arith->divisor != 0 && !nulls[i])
+			{
+				int64		value = integer_value(values[i], arith->column_type);
+
+				value = arith->remainder ? value % arith->divisor : value / arith->divisor;
+				values[i] = integer_datum(value, keys->types[i]);
+			}
+		}
 		else
 			values[i] = ExecEvalExprSwitchContext(keys->exprs[i], keys->econtext, &nulls[i]);
 	}

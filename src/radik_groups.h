@@ -25,16 +25,26 @@
 #include "radik_datum_keys.h"
 #include "radik_heap.h"
 
+/* A group key column / divisor or column % divisor over integer types (divisor 0: neither). */
+typedef struct RadikGroupArith
+{
+	int64		divisor;		/* never -1 */
+	bool		remainder;		/* column % divisor, else column / divisor */
+	Oid			column_type;	/* int2, int4 or int8 */
+} RadikGroupArith;
+
 /*
  * How a row's group key is made and compared: nkeys values, each a plain column of the table
- * (attnum > 0, read straight from the tuple) or an expression (evaluated in econtext with the
- * row in slot), equal as their equality operators say with their collations.
+ * (attnum > 0, read straight from the tuple), such a column divided by an integer constant or
+ * its remainder (attnum > 0 and arith), or an expression (evaluated in econtext with the row in
+ * slot), equal as their equality operators say with their collations.
  */
 typedef struct RadikGroupKeys
 {
 	int			nkeys;
 	AttrNumber *attnums;
-	RadikColumnReader *columns; /* for the plain columns */
+	RadikColumnReader *columns; /* for the columns */
+	RadikGroupArith *arith;		/* for the columns divided */
 	ExprState **exprs;			/* for the others */
 	Oid		   *types;
 	Oid		   *collations;

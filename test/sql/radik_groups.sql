@@ -394,6 +394,59 @@ FROM unnest(ARRAY[
 	'SELECT * FROM (SELECT id, v, rank() OVER (PARTITION BY id ORDER BY v) AS r FROM radik_gr) s WHERE r <= 1',
 	'SELECT DISTINCT g, v FROM radik_gr ORDER BY g, v'
 ]) q;
+-- Group keys an integer column divided by a constant, or its remainder, computed from the
+-- column's value (radik_group_set.c): every integer type and mixed types, negative values and
+-- divisors, NULLs, each type's extremes; and the divisors left to the executor (-1, which
+-- overflows at the type's minimum, and 0), whose errors are PostgreSQL's.  Alone and with
+-- parallel workers, which compute them too.
+CREATE TABLE radik_gr_arith (a2 int2, a4 int4, a8 int8, v float8) WITH (parallel_workers = 2);
+INSERT INTO radik_gr_arith
+SELECT CASE WHEN i % 41 = 0 THEN NULL ELSE (i * 37 % 60001 - 30000)::int2 END,
+	CASE WHEN i % 43 = 0 THEN NULL ELSE i * 7919 % 200003 - 100000 END,
+	CASE WHEN i % 47 = 0 THEN NULL ELSE (i::int8 * 104729 % 2000003 - 1000000) * 1000003 END,
+	(i * 131 % 10007) / 3.0
+FROM generate_series(1, 30000) i;
+INSERT INTO radik_gr_arith VALUES (-32768, -2147483648, -9223372036854775808, 1),
+	(32767, 2147483647, 9223372036854775807, 2), (-32768, -2147483648, -9223372036854775808, 0.5);
+ANALYZE radik_gr_arith;
+CREATE FUNCTION radik_gr_arith_answers() RETURNS TABLE (q text, answer text)
+LANGUAGE sql AS $$
+	SELECT q, radik_compare(q, NULL, k)
+	FROM (VALUES
+		('SELECT * FROM (SELECT a4 / 1000 AS g, v, row_number() OVER (PARTITION BY a4 / 1000 ORDER BY v DESC) AS r FROM radik_gr_arith) s WHERE r <= 2', 'g, v, r'),
+		('SELECT DISTINCT ON (a4 / -7) a4 / -7 AS g, v FROM radik_gr_arith ORDER BY a4 / -7, v', 'g, v'),
+		('SELECT DISTINCT ON (a4 % 97) a4 % 97 AS g, v FROM radik_gr_arith ORDER BY a4 % 97 DESC, v', 'g, v'),
+		('SELECT DISTINCT ON (a4 % -5) a4 % -5 AS g, v FROM radik_gr_arith ORDER BY a4 % -5, v', 'g, v'),
+		('SELECT DISTINCT ON (a2 / 300) a2 / 300 AS g, v FROM radik_gr_arith ORDER BY a2 / 300, v DESC', 'g, v'),
+		('SELECT DISTINCT ON (a2 % 11) a2 % 11 AS g, v FROM radik_gr_arith ORDER BY a2 % 11, v', 'g, v'),
+		('SELECT DISTINCT ON (a2 / 1000000) a2 / 1000000 AS g, v FROM radik_gr_arith ORDER BY a2 / 1000000, v', 'g, v'),
+		('SELECT DISTINCT ON (a2 / 1000::int8) a2 / 1000::int8 AS g, v FROM radik_gr_arith ORDER BY a2 / 1000::int8, v', 'g, v'),
+		('SELECT DISTINCT ON (a4 / 3::int2) a4 / 3::int2 AS g, v FROM radik_gr_arith ORDER BY a4 / 3::int2, v', 'g, v'),
+		('SELECT DISTINCT ON (a4 / 5000000000) a4 / 5000000000 AS g, v FROM radik_gr_arith ORDER BY a4 / 5000000000, v', 'g, v'),
+		('SELECT * FROM (SELECT a8 / 50 AS g, v, rank() OVER (PARTITION BY a8 / 50 ORDER BY v) AS r FROM radik_gr_arith) s WHERE r <= 1', 'g, v, r'),
+		('SELECT DISTINCT ON (a8 / 3000000007) a8 / 3000000007 AS g, v FROM radik_gr_arith ORDER BY a8 / 3000000007, v', 'g, v'),
+		('SELECT DISTINCT ON (a8 / -2::int2) a8 / -2::int2 AS g, v FROM radik_gr_arith ORDER BY a8 / -2::int2, v', 'g, v'),
+		('SELECT DISTINCT ON (a8 % 1000) a8 % 1000 AS g, v FROM radik_gr_arith ORDER BY a8 % 1000, v', 'g, v'),
+		('SELECT DISTINCT ON (a8 / 1) a8 / 1 AS g, v FROM radik_gr_arith ORDER BY a8 / 1, v', 'g, v'),
+		('SELECT DISTINCT ON (a4 / -1) a4 / -1 AS g, v FROM radik_gr_arith ORDER BY a4 / -1, v', 'g, v'),
+		('SELECT DISTINCT ON (a4 % -1) a4 % -1 AS g, v FROM radik_gr_arith ORDER BY a4 % -1, v', 'g, v'),
+		('SELECT DISTINCT ON (a8 / 0) a8 / 0 AS g, v FROM radik_gr_arith ORDER BY a8 / 0, v', 'g, v'),
+		('SELECT DISTINCT ON (a4 % 0) a4 % 0 AS g, v FROM radik_gr_arith ORDER BY a4 % 0, v', 'g, v'))
+		AS c(q, k)
+$$;
+SELECT * FROM radik_gr_arith_answers();
+SET min_parallel_table_scan_size = 0;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT * FROM radik_gr_arith_answers();
+RESET min_parallel_table_scan_size;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET max_parallel_workers_per_gather;
+DROP FUNCTION radik_gr_arith_answers();
+DROP TABLE radik_gr_arith;
+
 CREATE TABLE radik_gr_parted (g int4, v float8) PARTITION BY RANGE (g);
 CREATE TABLE radik_gr_parted_1 PARTITION OF radik_gr_parted FOR VALUES FROM (0) TO (10);
 CREATE TABLE radik_gr_parted_2 PARTITION OF radik_gr_parted FOR VALUES FROM (10) TO (100);
