@@ -144,6 +144,8 @@ group_key_arith(Expr *expr, RadikGroupArith *arith, AttrNumber *attnum)
 	OpExpr	   *op = (OpExpr *) expr;
 	Var		   *var;
 	Const	   *divisor;
+	bool		remainder;
+	int64		value;
 
 	if (!IsA(expr, OpExpr) || list_length(op->args) != 2)
 		return false;
@@ -165,19 +167,21 @@ group_key_arith(Expr *expr, RadikGroupArith *arith, AttrNumber *attnum)
 		case F_INT82DIV:
 		case F_INT48DIV:
 		case F_INT84DIV:
-			arith->remainder = false;
+			remainder = false;
 			break;
 		case F_INT2MOD:
 		case F_INT4MOD:
 		case F_INT8MOD:
-			arith->remainder = true;
+			remainder = true;
 			break;
 		default:
 			return false;
 	}
-	arith->divisor = integer_value(divisor->constvalue, divisor->consttype);
-	if (arith->divisor == 0 || arith->divisor == -1)
+	value = integer_value(divisor->constvalue, divisor->consttype);
+	if (value == 0 || value == -1)
 		return false;
+	arith->divisor = value;
+	arith->remainder = remainder;
 	arith->column_type = var->vartype;
 	*attnum = var->varattno;
 	return true;

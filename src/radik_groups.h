@@ -20,6 +20,7 @@
 
 #include "executor/executor.h"
 #include "fmgr.h"
+#include "port/atomics.h"
 
 #include "radik_carry.h"
 #include "radik_datum_keys.h"
@@ -178,13 +179,15 @@ extern bool radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool n
 
 /*
  * Where a set grouped by bits is exported with copies of its rows: the table and snapshot to
- * fetch them with, and the most bytes the export may take with them.
+ * fetch them with, the most bytes the export may take with them, and a flag that, once set,
+ * stops the copying (NULL: none).
  */
 typedef struct RadikGroupRowsSource
 {
 	Relation	rel;
 	Snapshot	snapshot;
 	Size		limit;
+	pg_atomic_uint32 *stop;
 } RadikGroupRowsSource;
 
 /*

@@ -461,6 +461,9 @@ carry_exported_rows(char *groups, Size groups_bytes, const RadikGroupRowsSource 
 	{
 		int64		m = Min(EXPORT_FETCH_ROWS, n - start);
 
+		if (rows->stop != NULL && pg_atomic_read_u32(rows->stop) != 0)
+			break;
+
 		old_context = MemoryContextSwitchTo(fetch_context);
 		radik_fetch_rows(rows->rel, rows->snapshot, order + start, m, tuples);
 		MemoryContextSwitchTo(old_context);

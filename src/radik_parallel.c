@@ -529,10 +529,17 @@ extract_groups(RadikExtractor *extractor, Relation rel, char *groups_string,
 			return;
 		}
 	}
-	/* with the rows whole where the leader wants them, within the groups' memory */
+	/*
+	 * With the rows whole where the leader wants them: within the memory the groups left unused
+	 * (so the leader holds no more than the groups could have taken) and one message's bytes,
+	 * stopping when the leader stops the groups.
+	 */
 	rows.rel = rel;
 	rows.snapshot = extractor->scan->rs_snapshot;
-	rows.limit = get_hash_memory_limit();
+	rows.limit = Min(get_hash_memory_limit() - Min(radik_groups_memory(set),
+												   get_hash_memory_limit()),
+					 MaxAllocSize);
+	rows.stop = &shared->groups_over_memory;
 	data = radik_groups_export(set, pg_atomic_read_u32(&shared->carry_rows) != 0 ? &rows : NULL,
 							   &size);
 	radik_group_keys_end(&keys);

@@ -154,8 +154,8 @@ SELECT (SELECT array_agg(x) FROM radik_carry_cursor(true) x) =
 	   (SELECT array_agg(x) FROM radik_carry_cursor(false) x) AS cursor_same_rows;
 
 -- Per group: parallel workers grouping by one integer key send copies of the rows their groups
--- keep (radik_groups_merge.c), within their groups' memory; the backend returns those as they
--- are and fetches the rows of its own groups.  Groups in both directions, a group of NULL keys
+-- keep (radik_groups_merge.c), within the groups' memory their groups leave unused; the backend
+-- returns those as they are and fetches the rows of its own groups.  Groups in both directions, a group of NULL keys
 -- first and last, NULL sorting keys, groups found by several workers, TOASTed values.
 CREATE FUNCTION radik_carry_group_answers() RETURNS TABLE (q text, result text)
 LANGUAGE sql AS $$
@@ -184,7 +184,7 @@ RESET parallel_leader_participation;
 SELECT * FROM radik_carry_group_answers();
 SET parallel_leader_participation = off;
 -- Rows of about 600 bytes: with work_mem 384kB (768kB of groups' memory) a worker's export has
--- room for the rows of about half its 2999 groups; the others are fetched by TID.
+-- room for the rows of some of its 2999 groups; the others are fetched by TID.
 CREATE TABLE radik_ct_wide WITH (parallel_workers = 2) AS
 SELECT id, k4, f8, repeat(md5(id::text), 16) AS pad FROM radik_ct;
 ANALYZE radik_ct_wide;
