@@ -417,6 +417,26 @@ radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, 
 }
 
 /*
+ * The rows of the group at *p among an export's groups (which end at end), *count of them;
+ * *p moves past them.
+ */
+static Candidate *
+exported_group_rows(char **p, const char *end, int64 *count)
+{
+	ExportedGroup head;
+	Candidate  *rows;
+
+	memcpy(&head, *p, sizeof(head));
+	*count = (int64) (head.count & ~NULL_GROUP_FLAG);
+	*p += sizeof(head);
+	if (*count > (end - *p) / (int64) sizeof(Candidate))
+		elog(ERROR, "radik: imported groups truncated");
+	rows = (Candidate *) *p;
+	*p += *count * sizeof(Candidate);
+	return rows;
+}
+
+/*
  * Copy the rows of the groups (an export's, groups_bytes of them) into store, fetched from
  * rows->rel in TID order, and give each row copied its carried id, until the store is full.
  */
@@ -437,14 +457,11 @@ carry_exported_rows(char *groups, Size groups_bytes, const RadikGroupRowsSource 
 										sizeof(Candidate *));
 	for (char *p = groups; p < groups + groups_bytes;)
 	{
-		ExportedGroup head;
 		int64		count;
+		Candidate  *kept = exported_group_rows(&p, groups + groups_bytes, &count);
 
-		memcpy(&head, p, sizeof(head));
-		count = (int64) (head.count & ~NULL_GROUP_FLAG);
-		p += sizeof(head);
-		for (int64 j = 0; j < count; j++, p += sizeof(Candidate))
-			candidates[n++] = (Candidate *) p;
+		for (int64 j = 0; j < count; j++)
+			candidates[n++] = &kept[j];
 	}
 	order = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(RadikFetchOrder));
 	tuples = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(HeapTuple));
@@ -610,17 +627,12 @@ point_at_carried_rows(char *groups, Size groups_bytes, Size store_bytes)
 
 	while (p < groups + groups_bytes)
 	{
-		ExportedGroup head;
 		int64		count;
+		Candidate  *kept = exported_group_rows(&p, groups + groups_bytes, &count);
 
-		memcpy(&head, p, sizeof(head));
-		count = (int64) (head.count & ~NULL_GROUP_FLAG);
-		p += sizeof(head);
-		if (count > (groups + groups_bytes - p) / (int64) sizeof(Candidate))
-			elog(ERROR, "radik: imported groups truncated");
-		for (int64 j = 0; j < count; j++, p += sizeof(Candidate))
+		for (int64 j = 0; j < count; j++)
 		{
-			Candidate  *c = (Candidate *) p;
+			Candidate  *c = &kept[j];
 			uint64		offset = c->id & ~(RADIK_CARRIED_ID_FLAG | KEY_NULL_FLAG);
 			RadikCarriedRow *row;
 			uint64		address;
