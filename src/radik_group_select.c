@@ -63,6 +63,8 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 	uint64		unused_keys[MaxHeapTuplesPerPage];
 	bool		leader_scans = true;
 	bool		workers_done = true;
+	bool		carry_own = false;
+	RadikGroupRowsSource own_rows;
 
 	if (parallel != NULL && parallel->nworkers > 0 && IsInParallelMode())
 	{
@@ -89,6 +91,11 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 								mul_size(memory_limit, stats->workers_launched));
 	}
 
+	/* this process's copies: within the memory its own groups leave unused, as a worker's */
+	own_rows.rel = rel;
+	own_rows.snapshot = selection->snapshot;
+	own_rows.limit = get_hash_memory_limit();
+	own_rows.stop = workers != NULL ? radik_parallel_groups_stop_flag(workers) : NULL;
 	radik_extract_begin(&extractor, rel, selection->snapshot,
 						workers != NULL ? radik_parallel_table_scan(workers) : NULL,
 						selection->econtext, selection->qual, selection->key, 0);
@@ -113,8 +120,12 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 											 &workers_done))
 			radik_groups_import(set, data, size);
 		if (leader_scans)
+		{
 			leader_scans = radik_extract(&extractor, &batch, PG_UINT64_MAX,
 										 LEADER_PAGES_PER_CALL);
+			carry_own = !leader_scans && stats->workers_launched > 0 &&
+				selection->carry_bytes > 0;
+		}
 		CHECK_FOR_INTERRUPTS();
 		if (radik_groups_memory(set) > memory_limit ||
 			(workers != NULL && radik_parallel_groups_stopped(workers)))
@@ -123,6 +134,12 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 			if (workers != NULL)
 				radik_parallel_stop_groups(workers);
 			break;
+		}
+		/* its blocks read, the rows it keeps fetched (while the workers fetch theirs) */
+		if (carry_own)
+		{
+			radik_groups_carry_own_rows(set, &own_rows);
+			carry_own = false;
 		}
 	}
 

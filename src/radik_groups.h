@@ -154,8 +154,9 @@ extern int64 radik_groups_rows(RadikGroupSet *set, uint64 **row_ids);
 
 /*
  * A row id radik_groups_rows or radik_groups_sorted_rows returned: the copy of the row an export
- * carried (radik_groups_export), or NULL for a packed TID (radik_pack_tid).  The copies live in
- * the set's memory, or in the context radik_groups_keep_carried_rows moved them to.
+ * (radik_groups_export) or the set itself (radik_groups_carry_own_rows) carried, or NULL for a
+ * packed TID (radik_pack_tid).  The copies live in the set's memory, or in the context
+ * radik_groups_keep_carried_rows moved them to.
  */
 static inline RadikCarriedRow *
 radik_groups_carried_row(uint64 row_id)
@@ -165,7 +166,7 @@ radik_groups_carried_row(uint64 row_id)
 	return (RadikCarriedRow *) (uintptr_t) (row_id & ~RADIK_CARRIED_ID_FLAG);
 }
 
-/* Move the rows the set's imports carried under context, so that they outlive the set. */
+/* Move the rows the set's imports (and own groups) carried under context, to outlive the set. */
 extern void radik_groups_keep_carried_rows(RadikGroupSet *set, MemoryContext context);
 
 /*
@@ -199,6 +200,15 @@ typedef struct RadikGroupRowsSource
  */
 extern char *radik_groups_export(RadikGroupSet *set, const RadikGroupRowsSource *rows,
 								 Size *size);
+
+/*
+ * Carry the rows the set's own groups keep (a set grouped by bits, after its last offer), as an
+ * export carries them: here rows->limit is the memory the set's own groups may hold (not counting
+ * the exports imported), and the copies take what they leave unused, at most MaxAllocSize,
+ * stopping once rows->stop is set.  For the backend running the query with workers, once it has
+ * read its blocks; the copies are returned as the exports' are.
+ */
+extern void radik_groups_carry_own_rows(RadikGroupSet *set, const RadikGroupRowsSource *rows);
 
 /*
  * Add an exported buffer's groups: where the set groups the general way, every row is offered;

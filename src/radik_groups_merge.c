@@ -28,7 +28,9 @@
  * fetched again by the backend alone after the workers have finished, they took longer than
  * the whole grouped read, while each worker fetches its share side by side with the others.
  * The backend turns each carried row's id into the address of its copy, so the merge passes
- * them on like TIDs and the node returns the copies as they are.
+ * them on like TIDs and the node returns the copies as they are.  The backend copies the rows
+ * its own groups keep the same way (radik_groups_carry_own_rows), once it has read its blocks,
+ * mostly while the workers still read and fetch theirs.
  */
 #include "postgres.h"
 
@@ -437,32 +439,20 @@ exported_group_rows(char **p, const char *end, int64 *count)
 }
 
 /*
- * Copy the rows of the groups (an export's, groups_bytes of them) into store, fetched from
- * rows->rel in TID order, and give each row copied its carried id, until the store is full.
+ * Copy the rows of candidates[0 .. n) into store, fetched from rows->rel in TID order, and give
+ * each row copied its carried id (an offset in the store), until the store is full or rows->stop
+ * is set.
  */
 static void
-carry_exported_rows(char *groups, Size groups_bytes, const RadikGroupRowsSource *rows,
-					RadikRowStore *store)
+carry_candidate_rows(Candidate **candidates, int64 n, const RadikGroupRowsSource *rows,
+					 RadikRowStore *store)
 {
-	int64		n = 0;
-	Candidate **candidates;
 	RadikFetchOrder *order;
 	HeapTuple  *tuples;
 	MemoryContext fetch_context;
 	MemoryContext old_context;
 	bool		full = false;
 
-	candidates = MemoryContextAllocHuge(CurrentMemoryContext,
-										Max(groups_bytes / sizeof(Candidate), 1) *
-										sizeof(Candidate *));
-	for (char *p = groups; p < groups + groups_bytes;)
-	{
-		int64		count;
-		Candidate  *kept = exported_group_rows(&p, groups + groups_bytes, &count);
-
-		for (int64 j = 0; j < count; j++)
-			candidates[n++] = &kept[j];
-	}
 	order = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(RadikFetchOrder));
 	tuples = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(HeapTuple));
 	for (int64 i = 0; i < n; i++)
@@ -498,6 +488,28 @@ carry_exported_rows(char *groups, Size groups_bytes, const RadikGroupRowsSource 
 	MemoryContextDelete(fetch_context);
 	pfree(tuples);
 	pfree(order);
+}
+
+/* Copy the rows of an export's groups (groups_bytes of them) into store: carry_candidate_rows. */
+static void
+carry_exported_rows(char *groups, Size groups_bytes, const RadikGroupRowsSource *rows,
+					RadikRowStore *store)
+{
+	int64		n = 0;
+	Candidate **candidates;
+
+	candidates = MemoryContextAllocHuge(CurrentMemoryContext,
+										Max(groups_bytes / sizeof(Candidate), 1) *
+										sizeof(Candidate *));
+	for (char *p = groups; p < groups + groups_bytes;)
+	{
+		int64		count;
+		Candidate  *kept = exported_group_rows(&p, groups + groups_bytes, &count);
+
+		for (int64 j = 0; j < count; j++)
+			candidates[n++] = &kept[j];
+	}
+	carry_candidate_rows(candidates, n, rows, store);
 	pfree(candidates);
 }
 
@@ -615,9 +627,31 @@ radik_groups_export(RadikGroupSet *set, const RadikGroupRowsSource *rows, Size *
 }
 
 /*
+ * Point a candidate's carried id (an offset in store, store_bytes long, which no longer moves) at
+ * its row, by address; a row whose address would not fit in an id is returned by its TID instead.
+ */
+static void
+point_at_carried_row(Candidate *c, char *store, Size store_bytes)
+{
+	uint64		offset = c->id & ~(RADIK_CARRIED_ID_FLAG | KEY_NULL_FLAG);
+	RadikCarriedRow *row;
+	uint64		address;
+
+	if (!radik_id_is_carried(c->id))
+		return;
+	if (offset + RADIK_CARRIED_ROW_HEADER > store_bytes)
+		elog(ERROR, "radik: imported rows truncated");
+	row = (RadikCarriedRow *) (store + offset);
+	address = (uint64) (uintptr_t) row;
+	if ((address & (RADIK_CARRIED_ID_FLAG | KEY_NULL_FLAG)) != 0)
+		c->id = (c->id & KEY_NULL_FLAG) | radik_pack_tid(&row->tid);
+	else
+		c->id = (c->id & KEY_NULL_FLAG) | RADIK_CARRIED_ID_FLAG | address;
+}
+
+/*
  * Point the carried ids of an export's groups (groups_bytes of them, in memory the set keeps) at
- * the rows that follow them (store_bytes), by address; a row whose address would not fit in an
- * id is returned by its TID instead.
+ * the rows that follow them (store_bytes): point_at_carried_row.
  */
 static void
 point_at_carried_rows(char *groups, Size groups_bytes, Size store_bytes)
@@ -631,23 +665,7 @@ point_at_carried_rows(char *groups, Size groups_bytes, Size store_bytes)
 		Candidate  *kept = exported_group_rows(&p, groups + groups_bytes, &count);
 
 		for (int64 j = 0; j < count; j++)
-		{
-			Candidate  *c = &kept[j];
-			uint64		offset = c->id & ~(RADIK_CARRIED_ID_FLAG | KEY_NULL_FLAG);
-			RadikCarriedRow *row;
-			uint64		address;
-
-			if (!radik_id_is_carried(c->id))
-				continue;
-			if (offset + RADIK_CARRIED_ROW_HEADER > store_bytes)
-				elog(ERROR, "radik: imported rows truncated");
-			row = (RadikCarriedRow *) (store + offset);
-			address = (uint64) (uintptr_t) row;
-			if ((address & (RADIK_CARRIED_ID_FLAG | KEY_NULL_FLAG)) != 0)
-				c->id = (c->id & KEY_NULL_FLAG) | radik_pack_tid(&row->tid);
-			else
-				c->id = (c->id & KEY_NULL_FLAG) | RADIK_CARRIED_ID_FLAG | address;
-		}
+			point_at_carried_row(&kept[j], store, store_bytes);
 	}
 }
 
@@ -698,6 +716,57 @@ radik_groups_import(RadikGroupSet *set, const char *data, Size size)
 						  size - sizeof(header) - header.groups_bytes);
 	set->imported[set->nimported] = copy;
 	set->imported_sizes[set->nimported++] = header.groups_bytes;
+}
+
+void
+radik_groups_carry_own_rows(RadikGroupSet *set, const RadikGroupRowsSource *rows)
+{
+	Size		own_bytes;
+	Size		limit;
+	Candidate **candidates;
+	int64		n = 0;
+	RadikRowStore store;
+
+	if (set->keys->bits_map == NULL)
+		return;
+	/* cut first: the rows held are then the rows the groups keep */
+	for (int64 g = 0; g < set->ngroups; g++)
+		settle_group(set, group_at(set, g));
+	if (set->held == 0)
+		return;
+	/* the memory the set's own groups hold, not the exports it has imported so far */
+	own_bytes = radik_groups_memory(set);
+	if (set->imports_context != NULL)
+		own_bytes -= Min(MemoryContextMemAllocated(set->imports_context, true), own_bytes);
+	limit = Min(rows->limit - Min(own_bytes, rows->limit), MaxAllocSize);
+	if (limit < BLCKSZ)
+		return;
+
+	candidates = MemoryContextAllocHuge(CurrentMemoryContext, set->held * sizeof(Candidate *));
+	for (int64 g = 0; g < set->ngroups; g++)
+	{
+		KeptGroup  *group = group_at(set, g);
+		Candidate  *kept = group_rows(group);
+
+		for (int64 j = 0; j < group->count; j++)
+			candidates[n++] = &kept[j];
+	}
+	Assert(n == set->held);
+	/* in the memory radik_groups_keep_carried_rows keeps, as the exports' copies are */
+	if (set->imports_context == NULL)
+		set->imports_context = AllocSetContextCreate(set->context, "radik imported groups",
+													 ALLOCSET_DEFAULT_SIZES);
+	store.used = 0;
+	store.capacity = BLCKSZ;
+	store.limit = limit;
+	store.data = MemoryContextAlloc(set->imports_context, store.capacity);
+	carry_candidate_rows(candidates, n, rows, &store);
+	/* the store no longer grows, so its offsets can become addresses */
+	for (int64 i = 0; i < n; i++)
+		point_at_carried_row(candidates[i], store.data, store.used);
+	if (store.used == 0)
+		pfree(store.data);
+	pfree(candidates);
 }
 
 void

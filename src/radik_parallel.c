@@ -401,6 +401,12 @@ radik_parallel_groups_stopped(RadikParallelScan *pscan)
 	return pg_atomic_read_u32(&pscan->shared->groups_over_memory) != 0;
 }
 
+pg_atomic_uint32 *
+radik_parallel_groups_stop_flag(RadikParallelScan *pscan)
+{
+	return &pscan->shared->groups_over_memory;
+}
+
 bool
 radik_parallel_receive(RadikParallelScan *pscan, RadikKeyBatch *batch, bool wait,
 					   bool *all_done)

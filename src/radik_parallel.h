@@ -16,6 +16,7 @@
 #include "access/relscan.h"
 #include "nodes/params.h"
 #include "nodes/primnodes.h"
+#include "port/atomics.h"
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
 
@@ -72,6 +73,9 @@ extern void radik_parallel_stop_carrying(RadikParallelScan *pscan);
  */
 extern void radik_parallel_stop_groups(RadikParallelScan *pscan);
 extern bool radik_parallel_groups_stopped(RadikParallelScan *pscan);
+
+/* The flag radik_parallel_stop_groups sets, to stop this process's copies of its rows by. */
+extern pg_atomic_uint32 *radik_parallel_groups_stop_flag(RadikParallelScan *pscan);
 
 /*
  * The next batch a worker sent, its arrays pointing into memory valid until the next call.

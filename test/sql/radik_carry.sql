@@ -198,10 +198,14 @@ SELECT radik_compare('SELECT DISTINCT ON (k4 % 2999) * FROM radik_ct_wide ORDER 
 DROP TABLE radik_ct_wide;
 RESET parallel_leader_participation;
 RESET work_mem;
-RESET max_parallel_workers_per_gather;
+-- The backend copies the rows its own groups keep too, once it has read its blocks.
+SELECT radik_carry_outcome('SELECT DISTINCT ON (k4 % 997) * FROM radik_ct ORDER BY k4 % 997, f8 DESC')
+	AS groups_with_backend;
+SET max_parallel_workers_per_gather = 0;
 SELECT radik_carry_outcome('SELECT DISTINCT ON (k4 % 997) * FROM radik_ct ORDER BY k4 % 997, f8 DESC')
 	AS groups_serial;
 SELECT * FROM radik_carry_group_answers();
+RESET max_parallel_workers_per_gather;
 
 DROP FUNCTION radik_carry_group_answers();
 DROP FUNCTION radik_carry_cursor(boolean);
