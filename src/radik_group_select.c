@@ -64,7 +64,6 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 	bool		leader_scans = true;
 	bool		workers_done = true;
 	bool		carry_own = false;
-	RadikGroupRowsSource own_rows;
 
 	if (parallel != NULL && parallel->nworkers > 0 && IsInParallelMode())
 	{
@@ -91,11 +90,6 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 								mul_size(memory_limit, stats->workers_launched));
 	}
 
-	/* this process's copies: within the memory its own groups leave unused, as a worker's */
-	own_rows.rel = rel;
-	own_rows.snapshot = selection->snapshot;
-	own_rows.limit = get_hash_memory_limit();
-	own_rows.stop = workers != NULL ? radik_parallel_groups_stop_flag(workers) : NULL;
 	radik_extract_begin(&extractor, rel, selection->snapshot,
 						workers != NULL ? radik_parallel_table_scan(workers) : NULL,
 						selection->econtext, selection->qual, selection->key, 0);
@@ -138,6 +132,12 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 		/* its blocks read, the rows it keeps fetched (while the workers fetch theirs) */
 		if (carry_own)
 		{
+			RadikGroupRowsSource own_rows;
+
+			own_rows.rel = rel;
+			own_rows.snapshot = selection->snapshot;
+			own_rows.limit = radik_groups_room_for_copies(set);
+			own_rows.stop = radik_parallel_groups_stop_flag(workers);
 			radik_groups_carry_own_rows(set, &own_rows);
 			carry_own = false;
 		}

@@ -202,11 +202,17 @@ extern char *radik_groups_export(RadikGroupSet *set, const RadikGroupRowsSource 
 								 Size *size);
 
 /*
+ * The bytes copies of a set's rows may take: what work_mem x hash_mem_multiplier leaves beside
+ * the set's own groups (not the exports it imported), at most MaxAllocSize (one allocation, one
+ * message), so that a process holds no more than its groups could have taken.
+ */
+extern Size radik_groups_room_for_copies(const RadikGroupSet *set);
+
+/*
  * Carry the rows the set's own groups keep (a set grouped by bits, after its last offer), as an
- * export carries them: here rows->limit is the memory the set's own groups may hold (not counting
- * the exports imported), and the copies take what they leave unused, at most MaxAllocSize,
- * stopping once rows->stop is set.  For the backend running the query with workers, once it has
- * read its blocks; the copies are returned as the exports' are.
+ * export carries them: within rows->limit bytes, stopping once rows->stop is set.  For the
+ * backend running the query with workers, once it has read its blocks; the copies are returned
+ * as the exports' are.
  */
 extern void radik_groups_carry_own_rows(RadikGroupSet *set, const RadikGroupRowsSource *rows);
 

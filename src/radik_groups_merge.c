@@ -34,6 +34,7 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
 
@@ -718,28 +719,33 @@ radik_groups_import(RadikGroupSet *set, const char *data, Size size)
 	set->imported_sizes[set->nimported++] = header.groups_bytes;
 }
 
+Size
+radik_groups_room_for_copies(const RadikGroupSet *set)
+{
+	Size		limit = get_hash_memory_limit();
+	Size		own_bytes = radik_groups_memory(set);
+
+	/* the memory the set's own groups hold, not the exports it has imported so far */
+	if (set->imports_context != NULL)
+		own_bytes -= Min(MemoryContextMemAllocated(set->imports_context, true), own_bytes);
+	return Min(limit - Min(own_bytes, limit), MaxAllocSize);
+}
+
 void
 radik_groups_carry_own_rows(RadikGroupSet *set, const RadikGroupRowsSource *rows)
 {
-	Size		own_bytes;
-	Size		limit;
 	Candidate **candidates;
 	int64		n = 0;
 	RadikRowStore store;
 
 	if (set->keys->bits_map == NULL)
 		return;
+	if (rows->limit < BLCKSZ)
+		return;
 	/* cut first: the rows held are then the rows the groups keep */
 	for (int64 g = 0; g < set->ngroups; g++)
 		settle_group(set, group_at(set, g));
 	if (set->held == 0)
-		return;
-	/* the memory the set's own groups hold, not the exports it has imported so far */
-	own_bytes = radik_groups_memory(set);
-	if (set->imports_context != NULL)
-		own_bytes -= Min(MemoryContextMemAllocated(set->imports_context, true), own_bytes);
-	limit = Min(rows->limit - Min(own_bytes, rows->limit), MaxAllocSize);
-	if (limit < BLCKSZ)
 		return;
 
 	candidates = MemoryContextAllocHuge(CurrentMemoryContext, set->held * sizeof(Candidate *));
@@ -758,7 +764,7 @@ radik_groups_carry_own_rows(RadikGroupSet *set, const RadikGroupRowsSource *rows
 													 ALLOCSET_DEFAULT_SIZES);
 	store.used = 0;
 	store.capacity = BLCKSZ;
-	store.limit = limit;
+	store.limit = rows->limit;
 	store.data = MemoryContextAlloc(set->imports_context, store.capacity);
 	carry_candidate_rows(candidates, n, rows, &store);
 	/* the store no longer grows, so its offsets can become addresses */

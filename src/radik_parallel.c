@@ -542,9 +542,7 @@ extract_groups(RadikExtractor *extractor, Relation rel, char *groups_string,
 	 */
 	rows.rel = rel;
 	rows.snapshot = extractor->scan->rs_snapshot;
-	rows.limit = Min(get_hash_memory_limit() - Min(radik_groups_memory(set),
-												   get_hash_memory_limit()),
-					 MaxAllocSize);
+	rows.limit = radik_groups_room_for_copies(set);
 	rows.stop = &shared->groups_over_memory;
 	data = radik_groups_export(set, pg_atomic_read_u32(&shared->carry_rows) != 0 ? &rows : NULL,
 							   &size);
