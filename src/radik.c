@@ -22,6 +22,7 @@ _PG_init(void)
 	radik_settings_init();
 	radik_planner_init();
 	radik_scan_init();
+	radik_rank_init();
 	radik_jit_init();
 	radik_partition_limits_init();
 	radik_declines_init();

@@ -11,6 +11,7 @@
 extern void radik_settings_init(void);
 extern void radik_planner_init(void);
 extern void radik_scan_init(void);
+extern void radik_rank_init(void);
 extern void radik_jit_init(void);
 extern void radik_partition_limits_init(void);
 extern void radik_declines_init(void);

@@ -8,20 +8,22 @@
  * row_number(), rank() or dense_rank() into one) then drops the rows past the cut; DISTINCT ON
  * sorts every row and keeps the first of each group.  Both need only each group's first rows in
  * the sort order.  radik's node, in its grouped form, reads the table once, keeps the best rows
- * of each group (radik_group_set.c) and returns them sorted as the Sort would; the WindowAgg (or
- * the Unique) above it then computes exactly what it computes over every row, because the rows kept
- * are a prefix of each group: the ranks of those rows depend only on the rows before them.
+ * of each group (radik_group_set.c) and returns them sorted as the Sort would; the numbering above
+ * it (radik_rank.c, in place of the WindowAgg) or the Unique then computes exactly what it
+ * computes over every row, because the rows kept are a prefix of each group: the ranks of those
+ * rows depend only on the rows before them.
  *
  * Where: at the window stage, when the query's only window is one WindowAgg over the table whose
  * functions are all row_number(), rank() and dense_rank() and it has a run condition on one of
  * them (the count, k, is a constant or a query parameter); at the distinct stage, for DISTINCT ON
  * over the table with an ORDER BY that goes on after the DISTINCT ON expressions (k = 1).  The
- * path copies PostgreSQL's own WindowAgg (or puts a Unique) over radik's node instead of the
- * Sort.  radik declines where the reduction could change an answer or is not worth it: other
- * window functions (count(*) OVER and the like see every row of a group), several windows,
- * volatile or unsupported keys (the first sort key after the groups is radik's kind of key; the
- * group keys need a hash function, as for hash aggregation), grouping and aggregates, and group
- * keys the planner takes to be unique (every row its own group: nothing to select).
+ * path puts radik's numbering (or PostgreSQL's Unique) over radik's node instead of the WindowAgg
+ * over the Sort (or the Unique over it).  radik declines where the reduction could change an
+ * answer or is not worth it: other window functions (count(*) OVER and the like see every row
+ * of a group), several windows, volatile or unsupported keys (the first sort key after the
+ * groups is radik's kind of key; the group keys need a hash function, as for hash aggregation),
+ * grouping and aggregates, and group keys the planner takes to be unique (every row its own
+ * group: nothing to select).
  *
  * The groups' kept rows must fit the memory of a hash table (work_mem times hash_mem_multiplier):
  * k a group, plus the rows tied at its cut (rank() over a key of ten values keeps a tenth of each
@@ -69,6 +71,7 @@
 #include "radik_groups.h"
 #include "radik_key_mapper.h"
 #include "radik_paths.h"
+#include "radik_rank.h"
 #include "radik_settings.h"
 
 /* A kept row fetched and sorted, in units of cpu_tuple_cost (as radik_planner.c's fetches). */
@@ -451,7 +454,6 @@ void
 radik_add_window_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_rel)
 {
 	WindowAggPath *window = NULL;
-	WindowAggPath *grouped;
 	WindowClause *clause;
 	RadikPlannedGroups groups;
 	List	   *keys = NIL;
@@ -509,15 +511,9 @@ radik_add_window_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *wind
 	if (path == NULL)
 		return;
 
-	/* PostgreSQL's own WindowAgg, over radik's node instead of the Sort */
-	grouped = makeNode(WindowAggPath);
-	memcpy(grouped, window, sizeof(WindowAggPath));
-	grouped->subpath = &path->path;
-	grouped->path.startup_cost = path->path.startup_cost;
-	grouped->path.total_cost = path->path.total_cost +
-		(window->path.total_cost - window->subpath->total_cost) *
-		(path->path.rows / Max(window->subpath->rows, 1.0));
-	add_upper_path(window_rel, &grouped->path);
+	/* radik's numbering over radik's node, instead of PostgreSQL's WindowAgg over the Sort */
+	add_upper_path(window_rel, radik_make_rank_path(window_rel, window, &path->path,
+												   window_run_conditions(window)));
 }
 
 /*

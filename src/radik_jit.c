@@ -38,6 +38,7 @@
 
 #include "radik.h"
 #include "radik_native_qual.h"
+#include "radik_rank.h"
 #include "radik_scan.h"
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -108,9 +109,9 @@ append_native_selection_cost(Append *append, List *rtable)
  * evaluator, counting only nodes whose startup cost is wholly part of the plan's own cost: the
  * walk goes down only through node types that put their children's startup costs into their own
  * startup cost (a Limit, a Merge Append, an ordered Append, a sort, an aggregate, a join, a
- * Gather, ...), and into an unordered Append's first child alone (its startup is its first
- * child's; the later children's costs reach a Limit above it only in part).  Elsewhere it stops,
- * which leaves those radik nodes' cost in the decision.
+ * Gather, radik's numbering of a grouped node's rows, ...), and into an unordered Append's first
+ * child alone (its startup is its first child's; the later children's costs reach a Limit above
+ * it only in part).  Elsewhere it stops, which leaves those radik nodes' cost in the decision.
  */
 static Cost
 native_selection_cost(Plan *plan, List *rtable)
@@ -124,6 +125,8 @@ native_selection_cost(Plan *plan, List *rtable)
 	switch (nodeTag(plan))
 	{
 		case T_CustomScan:
+			if (radik_is_rank_plan(plan))
+				return native_selection_cost(linitial(((CustomScan *) plan)->custom_plans), rtable);
 			if (((CustomScan *) plan)->methods == &radik_scan_methods &&
 				selection_is_native((CustomScan *) plan, rtable))
 				return plan->startup_cost;

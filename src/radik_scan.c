@@ -23,8 +23,8 @@
  *
  * A grouped node holds PostgreSQL's own sorted plan of the same rows below it, as its one child:
  * where the groups pass their memory (radik_group_select.c), the selection stops and the node
- * returns that plan's rows instead (next_sorted_row), which the WindowAgg or Unique above it
- * reads as it reads the node's own.
+ * returns that plan's rows instead (next_sorted_row), which the numbering (radik_rank.c) or the
+ * Unique above it reads as it reads the node's own.
  *
  * PostgreSQL 15 gives a custom scan a virtual scan slot and compiles its target list and quals for
  * it before BeginCustomScan runs; this node stores heap tuple copies in its scan slot, so it

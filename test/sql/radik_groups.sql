@@ -150,7 +150,8 @@ CREATE TABLE radik_gr_empty (LIKE radik_gr);
 SELECT radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_empty) s WHERE r <= 3') AS empty_table,
 	   radik_compare('SELECT DISTINCT ON (g) g, v FROM radik_gr_empty ORDER BY g, v') AS empty_distinct;
 
--- The plan: PostgreSQL's WindowAgg (or a Unique) over radik's node instead of the Sort.
+-- The plan: radik's node instead of the Sort, under radik's own numbering of its rows (RadiK
+-- Rank, in place of PostgreSQL's WindowAgg) or under PostgreSQL's Unique.
 SELECT radik_explain('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr) s WHERE r <= 3');
 EXPLAIN (COSTS OFF) SELECT DISTINCT ON (g) g, v FROM radik_gr ORDER BY g, v DESC;
 SELECT line FROM radik_explain('SELECT * FROM (SELECT g, v, dense_rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r < 4', true) line
@@ -252,12 +253,17 @@ INSERT INTO radik_gr_over_questions VALUES
 	('SELECT * FROM (SELECT many, v, row_number() OVER (PARTITION BY many ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', 'many, v, r'),
 	('SELECT * FROM (SELECT tg, v, id, rank() OVER (PARTITION BY tg ORDER BY v DESC) AS r FROM radik_gr_unanalyzed) s WHERE r <= 2', 'tg, v, r'),
 	('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_unanalyzed ORDER BY many, v, id', 'many, v, id'),
-	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', 'g, v, r');
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1', 'g, v, r'),
+	-- a group's two rows tie on v; rank() and dense_rank() tell them apart by the second key
+	('SELECT * FROM (SELECT many, v, id % 3 AS m, row_number() OVER w AS n, rank() OVER w AS r, dense_rank() OVER w AS d FROM radik_gr_unanalyzed WINDOW w AS (PARTITION BY many ORDER BY v, id % 3)) s WHERE r <= 2', 'many, v, m, n, r, d'),
+	('SELECT * FROM (SELECT tg, v, rank() OVER w AS r, dense_rank() OVER w AS d FROM radik_gr_unanalyzed WINDOW w AS (PARTITION BY tg ORDER BY v)) s WHERE r <= 1', 'tg, v, r, d');
 SELECT q, radik_compare(q, NULL, k) AS answer FROM radik_gr_over_questions;
 SELECT radik_cursor_moves('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_unanalyzed WHERE many % 40 = 0 ORDER BY many, v, id', true, true) =
 	   radik_cursor_moves('SELECT DISTINCT ON (many) many, v, id FROM radik_gr_unanalyzed WHERE many % 40 = 0 ORDER BY many, v, id', false, true) AS cursor_same;
 SELECT radik_compare('SELECT x, (SELECT sum(v) FROM (SELECT DISTINCT ON (many) many, v FROM radik_gr_unanalyzed WHERE many > x ORDER BY many, v) d) FROM generate_series(99990, 99993) x',
-					 NULL, NULL) AS rescanned;
+					 NULL, NULL) AS rescanned,
+	   radik_compare('SELECT x, (SELECT sum(r * v) FROM (SELECT many, v, rank() OVER (PARTITION BY many ORDER BY v DESC, id) AS r FROM radik_gr_unanalyzed WHERE many > x) s WHERE r <= 2) FROM generate_series(99990, 99993) x',
+					 NULL, NULL) AS ranks_rescanned;
 -- radik_topk's group_by runs the same window query, and falls back the same way (keys compared,
 -- since a group's two rows tie on v).
 SET radik.enabled = off;

@@ -1,0 +1,474 @@
+/*
+ * radik_rank.c
+ *	  The RadiK Rank custom scan: row_number(), rank() and dense_rank() over rows already in the
+ *	  window's order, in place of PostgreSQL's WindowAgg above radik's grouped node.
+ *
+ * radik's grouped node (radik_group_paths.c) returns each group's best rows sorted by the
+ * window's partition and order keys.  PostgreSQL's WindowAgg would number them, but it starts
+ * and ends a tuplestore for every partition, which with a million small groups costs more than
+ * selecting them.  A ranking function needs none of that: over rows in the window's order,
+ * row_number() counts the rows of the partition, rank() is the number of the first row of the
+ * current peers (rows equal on every ORDER BY key) and dense_rank() counts the peer groups.  This
+ * node computes them from the row before, with the window clause's own equality operators and
+ * collations (as WindowAgg compares partitions and peers), and applies the window's run
+ * conditions as its filter, which keeps exactly the rows the WindowAgg would return.
+ *
+ * Its child is the grouped node, whatever it returns: its own rows, or PostgreSQL's sorted rows
+ * where its groups passed their memory.  The node has no relation (scanrelid 0): its scan tuple
+ * is the child's row followed by one bigint per ranking function (custom_scan_tlist: the child's
+ * target list, then the WindowFunc nodes), so that setrefs.c points the target list's and the
+ * filter's window functions at those columns.  Once the plan is made, those entries become plain
+ * calls of the same functions (describe_rank_functions, which EXPLAIN shows as "row_number()"):
+ * they only describe the columns, and PostgreSQL 18's EXPLAIN names a window function's window
+ * from the WindowAgg that computes it, failing where there is none.
+ *
+ * custom_private: three lists per key kind, partition keys then order keys: the key's column in
+ * the child's row (integer list), its equality operator and its collation (OID lists); then the
+ * ranking function of each added column (OID list of F_ROW_NUMBER, F_RANK_, F_DENSE_RANK_).
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/planner.h"
+#include "utils/fmgroids.h"
+
+#include "radik.h"
+#include "radik_rank.h"
+
+#define RADIK_RANK_NAME "RadiK Rank"
+
+/* Positions in custom_private (each key kind's columns, then its operators and collations). */
+#define RANK_PRIVATE_PARTITION_KEYS	0
+#define RANK_PRIVATE_ORDER_KEYS		3
+#define RANK_PRIVATE_FUNCTIONS		6
+
+typedef struct RadikRankState
+{
+	CustomScanState css;
+	PlanState  *child;
+	int			child_columns;
+	int			nfunctions;
+	Oid		   *functions;		/* F_ROW_NUMBER, F_RANK_ or F_DENSE_RANK_ */
+	ExprState  *same_partition; /* NULL: no PARTITION BY */
+	ExprState  *same_peers;		/* NULL: no rank() or dense_rank() */
+	ExprContext *match_context; /* for the two above */
+	TupleTableSlot *previous;	/* the child's row before, copied */
+	bool		have_previous;
+	int64		row_number;
+	int64		rank;
+	int64		dense_rank;
+} RadikRankState;
+
+static Plan *rank_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist,
+					   List *clauses, List *custom_plans);
+static Node *rank_create_state(CustomScan *cscan);
+static void rank_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *rank_exec(CustomScanState *node);
+static void rank_end(CustomScanState *node);
+static void rank_rescan(CustomScanState *node);
+
+static const CustomPathMethods rank_path_methods = {
+	.CustomName = RADIK_RANK_NAME,
+	.PlanCustomPath = rank_plan,
+};
+
+/* Registered by name so that plans can be copied and serialized. */
+static const CustomScanMethods rank_scan_methods = {
+	.CustomName = RADIK_RANK_NAME,
+	.CreateCustomScanState = rank_create_state,
+};
+
+static const CustomExecMethods rank_exec_methods = {
+	.CustomName = RADIK_RANK_NAME,
+	.BeginCustomScan = rank_begin,
+	.ExecCustomScan = rank_exec,
+	.EndCustomScan = rank_end,
+	.ReScanCustomScan = rank_rescan,
+};
+
+static planner_hook_type prev_planner_hook = NULL;
+
+/* Plans of this node made by this backend, to tell whether a planning made one. */
+static uint64 rank_plans_made = 0;
+
+/*
+ * In each RadiK Rank node under plan, make the window functions of custom_scan_tlist plain
+ * calls of the same functions (which EXPLAIN shows as "row_number()").
+ */
+static void
+describe_rank_functions(Plan *plan)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return;
+	check_stack_depth();
+	if (IsA(plan, CustomScan))
+	{
+		CustomScan *cscan = (CustomScan *) plan;
+
+		if (cscan->methods == &rank_scan_methods)
+			foreach(lc, cscan->custom_scan_tlist)
+			{
+				TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+				if (IsA(tle->expr, WindowFunc))
+				{
+					WindowFunc *wfunc = (WindowFunc *) tle->expr;
+
+					tle->expr = (Expr *) makeFuncExpr(wfunc->winfnoid, wfunc->wintype, NIL,
+													  InvalidOid, InvalidOid,
+													  COERCE_EXPLICIT_CALL);
+				}
+			}
+		foreach(lc, cscan->custom_plans)
+			describe_rank_functions(lfirst(lc));
+	}
+	else if (IsA(plan, Append))
+		foreach(lc, ((Append *) plan)->appendplans)
+			describe_rank_functions(lfirst(lc));
+	else if (IsA(plan, MergeAppend))
+		foreach(lc, ((MergeAppend *) plan)->mergeplans)
+			describe_rank_functions(lfirst(lc));
+	else if (IsA(plan, SubqueryScan))
+		describe_rank_functions(((SubqueryScan *) plan)->subplan);
+	describe_rank_functions(plan->lefttree);
+	describe_rank_functions(plan->righttree);
+}
+
+static PlannedStmt *
+rank_planner(Query *parse, const char *query_string, int cursor_options,
+			 ParamListInfo bound_params)
+{
+	uint64		made_before = rank_plans_made;
+	PlannedStmt *stmt;
+	ListCell   *lc;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursor_options, bound_params);
+	else
+		stmt = standard_planner(parse, query_string, cursor_options, bound_params);
+	if (rank_plans_made != made_before)
+	{
+		describe_rank_functions(stmt->planTree);
+		foreach(lc, stmt->subplans)
+			describe_rank_functions(lfirst(lc));
+	}
+	return stmt;
+}
+
+void
+radik_rank_init(void)
+{
+	RegisterCustomScanMethods(&rank_scan_methods);
+	prev_planner_hook = planner_hook;
+	planner_hook = rank_planner;
+}
+
+/* Is plan a RadiK Rank node? */
+bool
+radik_is_rank_plan(Plan *plan)
+{
+	return IsA(plan, CustomScan) && ((CustomScan *) plan)->methods == &rank_scan_methods;
+}
+
+Path *
+radik_make_rank_path(RelOptInfo *window_rel, WindowAggPath *window, Path *subpath,
+					 List *run_conditions)
+{
+	CustomPath *path = makeNode(CustomPath);
+	WindowClause *clause = window->winclause;
+	double		comparisons = list_length(clause->partitionClause) +
+		list_length(clause->orderClause);
+
+	path->path.pathtype = T_CustomScan;
+	path->path.parent = window_rel;
+	path->path.pathtarget = window->path.pathtarget;
+	path->path.parallel_safe = window->path.parallel_safe && subpath->parallel_safe;
+	path->path.rows = subpath->rows;
+#if PG_VERSION_NUM >= 180000
+	path->path.disabled_nodes = subpath->disabled_nodes;
+#endif
+	path->path.startup_cost = subpath->startup_cost;
+	path->path.total_cost = subpath->total_cost +
+		subpath->rows * (cpu_tuple_cost + comparisons * cpu_operator_cost +
+						 window->path.pathtarget->cost.per_tuple);
+	path->path.pathkeys = window->path.pathkeys;
+	path->custom_paths = list_make1(subpath);
+	path->custom_private = list_make2(clause, run_conditions);
+	path->methods = &rank_path_methods;
+	return &path->path;
+}
+
+/* Collect into *context (a List of WindowFunc) each window function of node, once. */
+static bool
+collect_window_functions(Node *node, List **context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, WindowFunc))
+	{
+		if (!list_member(*context, node))
+			*context = lappend(*context, node);
+		return false;
+	}
+	return expression_tree_walker(node, collect_window_functions, context);
+}
+
+/* Append to private the columns of keys in child_tlist, their equality operators, collations. */
+static List *
+add_key_lists(List *private, List *keys, List *child_tlist)
+{
+	List	   *columns = NIL;
+	List	   *operators = NIL;
+	List	   *collations = NIL;
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		SortGroupClause *key = lfirst_node(SortGroupClause, lc);
+		TargetEntry *tle = get_sortgroupclause_tle(key, child_tlist);
+
+		columns = lappend_int(columns, tle->resno);
+		operators = lappend_oid(operators, key->eqop);
+		collations = lappend_oid(collations, exprCollation((Node *) tle->expr));
+	}
+	return lappend(lappend(lappend(private, columns), operators), collations);
+}
+
+/*
+ * PlanCustomPath: tlist is the window's target; the run conditions become the node's filter.
+ * The child's target list (labelled with the sort group references, as create_plan builds it
+ * for an exact target list) gives the keys' columns.
+ */
+static Plan *
+rank_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist,
+		  List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *child = linitial(custom_plans);
+	WindowClause *clause = linitial(best_path->custom_private);
+	List	   *run_conditions = lsecond(best_path->custom_private);
+	List	   *functions = NIL;
+	List	   *function_oids = NIL;
+	List	   *private = NIL;
+	ListCell   *lc;
+
+	collect_window_functions((Node *) tlist, &functions);
+	collect_window_functions((Node *) run_conditions, &functions);
+
+	cscan->custom_scan_tlist = NIL;
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		cscan->custom_scan_tlist =
+			lappend(cscan->custom_scan_tlist,
+					makeTargetEntry(copyObject(tle->expr),
+									list_length(cscan->custom_scan_tlist) + 1, NULL, false));
+	}
+	foreach(lc, functions)
+	{
+		WindowFunc *wfunc = lfirst_node(WindowFunc, lc);
+
+		cscan->custom_scan_tlist =
+			lappend(cscan->custom_scan_tlist,
+					makeTargetEntry((Expr *) copyObject(wfunc),
+									list_length(cscan->custom_scan_tlist) + 1, NULL, false));
+		function_oids = lappend_oid(function_oids, wfunc->winfnoid);
+	}
+
+	private = add_key_lists(private, clause->partitionClause, child->targetlist);
+	private = add_key_lists(private, clause->orderClause, child->targetlist);
+	private = lappend(private, function_oids);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = copyObject(run_conditions);
+	cscan->scan.scanrelid = 0;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_private = private;
+	cscan->methods = &rank_scan_methods;
+	rank_plans_made++;
+	return &cscan->scan.plan;
+}
+
+static Node *
+rank_create_state(CustomScan *cscan)
+{
+	RadikRankState *state = palloc0(sizeof(RadikRankState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.methods = &rank_exec_methods;
+	return (Node *) state;
+}
+
+/* An expression telling whether two rows of desc agree on the keys of custom_private at first. */
+static ExprState *
+prepare_match(List *private, int first, TupleDesc desc, PlanState *parent)
+{
+	List	   *columns = list_nth(private, first);
+	List	   *operators = list_nth(private, first + 1);
+	List	   *collations = list_nth(private, first + 2);
+	int			ncolumns = list_length(columns);
+	AttrNumber *column_numbers;
+	Oid		   *operator_oids;
+	Oid		   *collation_oids;
+	int			i;
+
+	if (ncolumns == 0)
+		return NULL;
+	column_numbers = palloc(ncolumns * sizeof(AttrNumber));
+	operator_oids = palloc(ncolumns * sizeof(Oid));
+	collation_oids = palloc(ncolumns * sizeof(Oid));
+	for (i = 0; i < ncolumns; i++)
+	{
+		column_numbers[i] = list_nth_int(columns, i);
+		operator_oids[i] = list_nth_oid(operators, i);
+		collation_oids[i] = list_nth_oid(collations, i);
+	}
+	return execTuplesMatchPrepare(desc, ncolumns, column_numbers, operator_oids,
+								  collation_oids, parent);
+}
+
+static void
+rank_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	RadikRankState *state = (RadikRankState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *private = cscan->custom_private;
+	List	   *functions = list_nth(private, RANK_PRIVATE_FUNCTIONS);
+	TupleDesc	child_desc;
+	bool		peers_needed = false;
+	int			i;
+
+	state->child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make1(state->child);
+	child_desc = ExecGetResultType(state->child);
+	state->child_columns = child_desc->natts;
+
+	state->nfunctions = list_length(functions);
+	state->functions = palloc(Max(state->nfunctions, 1) * sizeof(Oid));
+	for (i = 0; i < state->nfunctions; i++)
+	{
+		state->functions[i] = list_nth_oid(functions, i);
+		peers_needed |= state->functions[i] != F_ROW_NUMBER;
+	}
+
+	state->same_partition = prepare_match(private, RANK_PRIVATE_PARTITION_KEYS, child_desc,
+										  &node->ss.ps);
+	if (peers_needed)
+		state->same_peers = prepare_match(private, RANK_PRIVATE_ORDER_KEYS, child_desc,
+										  &node->ss.ps);
+	state->match_context = CreateExprContext(estate);
+	state->previous = ExecInitExtraTupleSlot(estate, child_desc, &TTSOpsMinimalTuple);
+}
+
+/* Do row and the row before agree on match's keys? */
+static bool
+rows_match(RadikRankState *state, ExprState *match, TupleTableSlot *row)
+{
+	ExprContext *econtext = state->match_context;
+
+	econtext->ecxt_innertuple = row;
+	econtext->ecxt_outertuple = state->previous;
+	return ExecQualAndReset(match, econtext);
+}
+
+/* The child's next row with its ranking functions' values, in the scan slot; NULL at the end. */
+static TupleTableSlot *
+next_numbered_row(RadikRankState *state)
+{
+	TupleTableSlot *row = ExecProcNode(state->child);
+	TupleTableSlot *scan_slot = state->css.ss.ss_ScanTupleSlot;
+	int			i;
+
+	if (TupIsNull(row))
+		return NULL;
+
+	if (!state->have_previous ||
+		(state->same_partition != NULL && !rows_match(state, state->same_partition, row)))
+	{
+		state->row_number = 1;
+		state->rank = 1;
+		state->dense_rank = 1;
+	}
+	else
+	{
+		state->row_number++;
+		if (state->same_peers != NULL && !rows_match(state, state->same_peers, row))
+		{
+			state->rank = state->row_number;
+			state->dense_rank++;
+		}
+	}
+	if (state->same_partition != NULL || state->same_peers != NULL)
+		ExecCopySlot(state->previous, row);
+	state->have_previous = true;
+
+	slot_getallattrs(row);
+	ExecClearTuple(scan_slot);
+	memcpy(scan_slot->tts_values, row->tts_values, state->child_columns * sizeof(Datum));
+	memcpy(scan_slot->tts_isnull, row->tts_isnull, state->child_columns * sizeof(bool));
+	for (i = 0; i < state->nfunctions; i++)
+	{
+		int64		value = state->functions[i] == F_ROW_NUMBER ? state->row_number :
+			state->functions[i] == F_RANK_ ? state->rank : state->dense_rank;
+
+		scan_slot->tts_values[state->child_columns + i] = Int64GetDatum(value);
+		scan_slot->tts_isnull[state->child_columns + i] = false;
+	}
+	return ExecStoreVirtualTuple(scan_slot);
+}
+
+static TupleTableSlot *
+rank_exec(CustomScanState *node)
+{
+	RadikRankState *state = (RadikRankState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	ExprState  *qual = node->ss.ps.qual;
+	ProjectionInfo *projection = node->ss.ps.ps_ProjInfo;
+
+	for (;;)
+	{
+		TupleTableSlot *slot;
+
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		slot = next_numbered_row(state);
+		if (slot == NULL)
+			return projection != NULL ? ExecClearTuple(projection->pi_state.resultslot) :
+				ExecClearTuple(node->ss.ss_ScanTupleSlot);
+		econtext->ecxt_scantuple = slot;
+		if (qual != NULL && !ExecQual(qual, econtext))
+		{
+			InstrCountFiltered1(node, 1);
+			continue;
+		}
+		return projection != NULL ? ExecProject(projection) : slot;
+	}
+}
+
+static void
+rank_end(CustomScanState *node)
+{
+	RadikRankState *state = (RadikRankState *) node;
+
+	ExecEndNode(state->child);
+}
+
+static void
+rank_rescan(CustomScanState *node)
+{
+	RadikRankState *state = (RadikRankState *) node;
+
+	state->have_previous = false;
+	if (node->ss.ps.chgParam != NULL)
+		UpdateChangedParamSet(state->child, node->ss.ps.chgParam);
+	if (state->child->chgParam == NULL)
+		ExecReScan(state->child);
+}
