@@ -9,9 +9,11 @@
  * selecting them.  A ranking function needs none of that: over rows in the window's order,
  * row_number() counts the rows of the partition, rank() is the number of the first row of the
  * current peers (rows equal on every ORDER BY key) and dense_rank() counts the peer groups.  This
- * node computes them from the row before, with the window clause's own equality operators and
- * collations (as WindowAgg compares partitions and peers), and applies the window's run
- * conditions as its filter, which keeps exactly the rows the WindowAgg would return.
+ * node computes them from the row before (of which it keeps only the key columns, copying a
+ * whole row for every row returned costing more than the comparisons), with the window clause's
+ * own equality operators and collations (as WindowAgg compares partitions and peers), and
+ * applies the window's run conditions as its filter, which keeps exactly the rows the WindowAgg
+ * would return.
  *
  * Its child is the grouped node, whatever it returns: its own rows, or PostgreSQL's sorted rows
  * where its groups passed their memory.  The node has no relation (scanrelid 0): its scan tuple
@@ -35,7 +37,9 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
+#include "utils/datum.h"
 #include "utils/fmgroids.h"
+#include "utils/memutils.h"
 
 #include "radik.h"
 #include "radik_rank.h"
@@ -57,8 +61,12 @@ typedef struct RadikRankState
 	ExprState  *same_partition; /* NULL: no PARTITION BY */
 	ExprState  *same_peers;		/* NULL: no rank() or dense_rank() */
 	ExprContext *match_context; /* for the two above */
-	TupleTableSlot *previous;	/* the child's row before, copied */
+	TupleTableSlot *previous;	/* the keys of the child's row before (a virtual slot) */
 	bool		have_previous;
+	int			nkey_columns;	/* the columns of previous that the matches read */
+	AttrNumber *key_columns;
+	bool		keys_by_reference;	/* some of them are copied into previous_context */
+	MemoryContext previous_context;
 	int64		row_number;
 	int64		rank;
 	int64		dense_rank;
@@ -307,9 +315,13 @@ rank_create_state(CustomScan *cscan)
 	return (Node *) state;
 }
 
-/* An expression telling whether two rows of desc agree on the keys of custom_private at first. */
+/*
+ * An expression telling whether two rows of desc agree on the keys of custom_private at first;
+ * their columns are added to *columns_read.
+ */
 static ExprState *
-prepare_match(List *private, int first, TupleDesc desc, PlanState *parent)
+prepare_match(List *private, int first, TupleDesc desc, PlanState *parent,
+			  Bitmapset **columns_read)
 {
 	List	   *columns = list_nth(private, first);
 	List	   *operators = list_nth(private, first + 1);
@@ -328,6 +340,7 @@ prepare_match(List *private, int first, TupleDesc desc, PlanState *parent)
 	for (i = 0; i < ncolumns; i++)
 	{
 		column_numbers[i] = list_nth_int(columns, i);
+		*columns_read = bms_add_member(*columns_read, column_numbers[i]);
 		operator_oids[i] = list_nth_oid(operators, i);
 		collation_oids[i] = list_nth_oid(collations, i);
 	}
@@ -344,6 +357,8 @@ rank_begin(CustomScanState *node, EState *estate, int eflags)
 	List	   *functions = list_nth(private, RANK_PRIVATE_FUNCTIONS);
 	TupleDesc	child_desc;
 	bool		peers_needed = false;
+	Bitmapset  *columns_read = NULL;
+	int			column = -1;
 	int			i;
 
 	state->child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
@@ -360,12 +375,49 @@ rank_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 
 	state->same_partition = prepare_match(private, RANK_PRIVATE_PARTITION_KEYS, child_desc,
-										  &node->ss.ps);
+										  &node->ss.ps, &columns_read);
 	if (peers_needed)
 		state->same_peers = prepare_match(private, RANK_PRIVATE_ORDER_KEYS, child_desc,
-										  &node->ss.ps);
+										  &node->ss.ps, &columns_read);
 	state->match_context = CreateExprContext(estate);
-	state->previous = ExecInitExtraTupleSlot(estate, child_desc, &TTSOpsMinimalTuple);
+
+	/* the row before: its key columns alone, the others NULL */
+	state->previous = ExecInitExtraTupleSlot(estate, child_desc, &TTSOpsVirtual);
+	memset(state->previous->tts_isnull, true, child_desc->natts * sizeof(bool));
+	state->key_columns = palloc(Max(bms_num_members(columns_read), 1) * sizeof(AttrNumber));
+	while ((column = bms_next_member(columns_read, column)) >= 0)
+	{
+		state->key_columns[state->nkey_columns++] = column;
+		state->keys_by_reference |= !TupleDescAttr(child_desc, column - 1)->attbyval;
+	}
+	state->previous_context = AllocSetContextCreate(CurrentMemoryContext, "RadiK Rank keys",
+													ALLOCSET_SMALL_SIZES);
+}
+
+/* Keep the key columns of row (all of its columns deformed) as the row before. */
+static void
+remember_keys(RadikRankState *state, TupleTableSlot *row)
+{
+	TupleTableSlot *previous = state->previous;
+	TupleDesc	desc = previous->tts_tupleDescriptor;
+	MemoryContext caller;
+	int			i;
+
+	ExecClearTuple(previous);
+	if (state->keys_by_reference)
+		MemoryContextReset(state->previous_context);
+	caller = MemoryContextSwitchTo(state->previous_context);
+	for (i = 0; i < state->nkey_columns; i++)
+	{
+		int			column = state->key_columns[i] - 1;
+		Form_pg_attribute attribute = TupleDescAttr(desc, column);
+
+		previous->tts_isnull[column] = row->tts_isnull[column];
+		previous->tts_values[column] = row->tts_isnull[column] ? (Datum) 0 :
+			datumCopy(row->tts_values[column], attribute->attbyval, attribute->attlen);
+	}
+	MemoryContextSwitchTo(caller);
+	ExecStoreVirtualTuple(previous);
 }
 
 /* Do row and the row before agree on match's keys? */
@@ -406,11 +458,11 @@ next_numbered_row(RadikRankState *state)
 			state->dense_rank++;
 		}
 	}
-	if (state->same_partition != NULL || state->same_peers != NULL)
-		ExecCopySlot(state->previous, row);
+	slot_getallattrs(row);
+	if (state->nkey_columns > 0)
+		remember_keys(state, row);
 	state->have_previous = true;
 
-	slot_getallattrs(row);
 	ExecClearTuple(scan_slot);
 	memcpy(scan_slot->tts_values, row->tts_values, state->child_columns * sizeof(Datum));
 	memcpy(scan_slot->tts_isnull, row->tts_isnull, state->child_columns * sizeof(bool));
@@ -459,6 +511,7 @@ rank_end(CustomScanState *node)
 	RadikRankState *state = (RadikRankState *) node;
 
 	ExecEndNode(state->child);
+	MemoryContextDelete(state->previous_context);
 }
 
 static void
