@@ -3,8 +3,8 @@
  *	  Module entry point: _PG_init registers the settings and each part's hooks and methods.
  *
  * It must not touch CUDA: when radik is in shared_preload_libraries it runs in the postmaster,
- * which forks every backend, and a CUDA context does not survive a fork (radik_device.c starts
- * the GPU in a backend).
+ * which forks every backend, and a CUDA context does not survive a fork (the GPU service's process
+ * starts the GPU, radik_service.c, or else a backend does, radik_device.c).
  */
 #include "postgres.h"
 
@@ -26,4 +26,5 @@ _PG_init(void)
 	radik_jit_init();
 	radik_partition_limits_init();
 	radik_declines_init();
+	radik_service_init();
 }

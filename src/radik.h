@@ -15,5 +15,6 @@ extern void radik_rank_init(void);
 extern void radik_jit_init(void);
 extern void radik_partition_limits_init(void);
 extern void radik_declines_init(void);
+extern void radik_service_init(void);
 
 #endif							/* RADIK_H */

@@ -1,20 +1,29 @@
 /*
  * radik_device.c
- *	  The GPU as PostgreSQL sees it: which engine device a selection runs on, the GPU's start in
- *	  a backend, and engine failures as PostgreSQL errors.
+ *	  The GPU as PostgreSQL sees it: which engine device a selection runs on, through the GPU
+ *	  service or in the backend, the GPU's start in a backend, and engine failures as PostgreSQL
+ *	  errors.
  *
- * CUDA is never touched in the postmaster: a backend probes the GPU the first time a selection
- * wants it.  Under radik.device = auto that first selection starts the GPU on a thread of the
- * engine's own and runs on the CPU twin meanwhile, so no query waits for the start; under gpu the
- * query waits, and fails without a GPU.
+ * CUDA is never touched in the postmaster.  With radik preloaded and radik.service on, the GPU
+ * service (radik_service.h) holds the only CUDA context, started with the server, and selections
+ * on the GPU go there; while it starts (or starts again after its process died), selections run
+ * on the CPU twin under radik.device = auto and wait for it under gpu.  Without the service, a
+ * backend probes the GPU the first time a selection wants it: under auto that first selection
+ * starts the GPU on a thread of the engine's own and runs on the CPU twin meanwhile, so no query
+ * waits for the start; under gpu the query waits, and fails without a GPU.
  */
 #include "postgres.h"
 
 #include <unistd.h>
 
+#include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/ipc.h"
+#include "storage/latch.h"
+#include "utils/wait_event.h"
 
 #include "radik_device.h"
+#include "radik_service.h"
 #include "radik_settings.h"
 
 /* The GPU probe's answer in this backend: unknown until first asked. */
@@ -69,17 +78,60 @@ start_gpu_in_background(double expected_rows)
 	return true;
 }
 
+/* Under radik.device = gpu: wait while the GPU service starts; its state after. */
+static RadikServiceState
+wait_for_service(void)
+{
+	RadikServiceState state;
+
+	while ((state = radik_service_state()) == RADIK_SERVICE_STARTING)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	return state;
+}
+
 radik_device
-radik_choose_device(double expected_rows, bool *gpu_starting)
+radik_choose_device(double expected_rows, bool *gpu_starting, bool *via_service)
+{
+	RadikServiceState service;
+
+	*gpu_starting = false;
+	*via_service = false;
+	if (radik_device_setting == RADIK_SETTING_DEVICE_CPU)
+		return RADIK_DEVICE_CPU;
+	if (radik_device_setting == RADIK_SETTING_DEVICE_AUTO && expected_rows < radik_gpu_min_rows)
+		return RADIK_DEVICE_CPU;
+
+	/* radik.gpu_memory_limit caps a backend's own GPU memory: such a backend keeps its own */
+	service = radik_gpu_memory_limit_kb == 0 ? radik_service_state() : RADIK_SERVICE_ABSENT;
+	if (service == RADIK_SERVICE_STARTING)
+	{
+		if (radik_device_setting == RADIK_SETTING_DEVICE_AUTO)
+		{
+			*gpu_starting = true;
+			return RADIK_DEVICE_CPU;
+		}
+		service = wait_for_service();
+	}
+	if (service == RADIK_SERVICE_READY)
+	{
+		*via_service = true;
+		return RADIK_DEVICE_GPU;
+	}
+	return radik_choose_backend_device(expected_rows, gpu_starting);
+}
+
+radik_device
+radik_choose_backend_device(double expected_rows, bool *gpu_starting)
 {
 	char		name[128];
 	radik_error err;
 
 	*gpu_starting = false;
-	if (radik_device_setting == RADIK_SETTING_DEVICE_CPU)
-		return RADIK_DEVICE_CPU;
-	if (radik_device_setting == RADIK_SETTING_DEVICE_AUTO && expected_rows < radik_gpu_min_rows)
-		return RADIK_DEVICE_CPU;
 
 	if (gpu_state == GPU_UNKNOWN && radik_device_setting == RADIK_SETTING_DEVICE_AUTO &&
 		start_gpu_in_background(expected_rows))
@@ -129,7 +181,8 @@ bool
 radik_gpu_startup_pending(void)
 {
 	if (radik_device_setting != RADIK_SETTING_DEVICE_GPU ||
-		(gpu_state != GPU_UNKNOWN && gpu_state != GPU_STARTING))
+		(gpu_state != GPU_UNKNOWN && gpu_state != GPU_STARTING) ||
+		radik_service_state() == RADIK_SERVICE_READY)
 		return false;
 	return access("/dev/nvidiactl", F_OK) == 0;
 }

@@ -51,20 +51,23 @@
 #include "radik_feed.h"
 #include "radik_parallel.h"
 #include "radik_seed.h"
+#include "radik_service.h"
 #include "radik_settings.h"
 
 /* Pages this process reads between two looks at the workers' queues. */
 #define LEADER_PAGES_PER_CALL_PARALLEL 4
 #define LEADER_PAGES_PER_CALL_SERIAL 64
 
-/* The open engine selection, closed when the selection's memory context goes away. */
+/*
+ * The open engine selection, in this process or in the GPU service (one of the two is set),
+ * closed when the selection's memory context goes away.
+ */
 struct RadikEngineGuard
 {
 	radik_selection *selection;
+	RadikServiceSelection *service;
 	MemoryContextCallback callback;
 };
-
-
 
 static void
 close_engine_selection(void *arg)
@@ -73,6 +76,50 @@ close_engine_selection(void *arg)
 
 	radik_close(guard->selection);
 	guard->selection = NULL;
+	radik_service_close(guard->service);
+	guard->service = NULL;
+}
+
+/* The engine door's calls on the guard's selection, wherever it runs. */
+static radik_status
+selection_chunk_buffer(RadikEngineGuard *guard, void **keys, uint64 **ids, size_t *capacity,
+					   radik_error *err)
+{
+	if (guard->service != NULL)
+		return radik_service_chunk_buffer(guard->service, keys, ids, capacity, err);
+	return radik_chunk_buffer(guard->selection, keys, (uint64_t **) ids, capacity, err);
+}
+
+static radik_status
+selection_push_chunk(RadikEngineGuard *guard, size_t n, radik_error *err)
+{
+	if (guard->service != NULL)
+		return radik_service_push_chunk(guard->service, n, err);
+	return radik_push_chunk(guard->selection, n, err);
+}
+
+static radik_status
+selection_threshold(RadikEngineGuard *guard, uint64 *kth_key, int *valid, radik_error *err)
+{
+	if (guard->service != NULL)
+		return radik_service_threshold(guard->service, kth_key, valid, err);
+	return radik_threshold(guard->selection, (uint64_t *) kth_key, valid, err);
+}
+
+static radik_status
+selection_finish(RadikEngineGuard *guard, uint64 *count, radik_error *err)
+{
+	if (guard->service != NULL)
+		return radik_service_finish(guard->service, count, err);
+	return radik_finish(guard->selection, (uint64_t *) count, err);
+}
+
+static radik_status
+selection_result(RadikEngineGuard *guard, uint64 *keys, uint64 *ids, radik_error *err)
+{
+	if (guard->service != NULL)
+		return radik_service_result(guard->service, keys, ids, err);
+	return radik_result(guard->selection, (uint64_t *) keys, (uint64_t *) ids, err);
 }
 
 static void
@@ -110,11 +157,18 @@ feed_check(RadikFeed *feed, radik_status status, const radik_error *err)
 {
 	if (status == RADIK_OK)
 		return true;
+	if (status == RADIK_DEVICE_ERROR && feed->guard->service != NULL &&
+		radik_device_setting == RADIK_SETTING_DEVICE_AUTO)
+	{
+		feed->gpu_failed = true;	/* the service's process ended, or met a GPU error */
+		feed->gpu_failure = *err;
+		return false;
+	}
 	if (status == RADIK_OUT_OF_MEMORY && feed->device == RADIK_DEVICE_GPU)
 	{
 		if (radik_device_setting == RADIK_SETTING_DEVICE_AUTO)
 		{
-			feed->gpu_out_of_memory = true;
+			feed->gpu_failed = true;
 			feed->gpu_failure = *err;
 			return false;
 		}
@@ -189,7 +243,7 @@ feed_push_chunk(RadikFeed *feed)
 	radik_error err;
 
 	feed_keep_chunk(feed);
-	if (!feed_check(feed, radik_push_chunk(feed->guard->selection, feed->count, &err), &err))
+	if (!feed_check(feed, selection_push_chunk(feed->guard, feed->count, &err), &err))
 		return false;
 	feed->rows_sent += feed->count;
 	feed->rows_pushed += feed->count;
@@ -209,12 +263,12 @@ feed_push(RadikFeed *feed)
 	uint64		kth_key;
 	int			valid;
 
-	if (feed->gpu_out_of_memory)
+	if (feed->gpu_failed)
 		return;					/* the selection failed: no more calls on it */
 	INSTR_TIME_SET_CURRENT(start);
 	if (!feed_push_chunk(feed))
 		return;
-	if (!feed_check(feed, radik_threshold(feed->guard->selection, &kth_key, &valid, &err), &err))
+	if (!feed_check(feed, selection_threshold(feed->guard, &kth_key, &valid, &err), &err))
 		return;
 	if (valid && kth_key < feed->threshold)
 	{
@@ -222,7 +276,7 @@ feed_push(RadikFeed *feed)
 		if (feed->workers != NULL)
 			radik_parallel_set_threshold(feed->workers, kth_key);
 	}
-	if (!feed_check(feed, radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
+	if (!feed_check(feed, selection_chunk_buffer(feed->guard, &feed->keys, &feed->ids,
 											 &feed->capacity, &err), &err))
 		return;
 
@@ -292,7 +346,7 @@ feed_worker_batch(RadikFeed *feed, const RadikKeyBatch *batch)
 		if (feed->count == feed->push_at)
 		{
 			feed_push(feed);
-			if (feed->gpu_out_of_memory)
+			if (feed->gpu_failed)
 				return;
 		}
 	}
@@ -327,7 +381,7 @@ feed_from_extractor(RadikFeed *feed, RadikExtractor *extractor, int max_pages)
 
 	if (feed->push_at - feed->count < MaxHeapTuplesPerPage)
 		feed_push(feed);
-	if (feed->gpu_out_of_memory)
+	if (feed->gpu_failed)
 		return false;
 
 	view.key_bytes = feed->key_bytes;
@@ -344,7 +398,7 @@ feed_from_extractor(RadikFeed *feed, RadikExtractor *extractor, int max_pages)
 	feed_nulls(feed, &view);
 	if (feed->push_at - feed->count < MaxHeapTuplesPerPage)
 		feed_push(feed);
-	return more && !feed->gpu_out_of_memory;
+	return more && !feed->gpu_failed;
 }
 
 /*
@@ -428,15 +482,15 @@ feed_table(RadikFeed *feed, uint64 engine_k, uint64 seed_need, RadikSelectStats 
 		brin = NULL;
 
 	/* (Out of GPU memory, it stops early: radik_parallel_end tells the workers to stop.) */
-	while ((leader_scans || !workers_done) && !feed->gpu_out_of_memory)
+	while ((leader_scans || !workers_done) && !feed->gpu_failed)
 	{
 		RadikKeyBatch batch;
 
 		/* Whatever the workers have sent, then a few pages of this process's own. */
-		while (!workers_done && !feed->gpu_out_of_memory &&
+		while (!workers_done && !feed->gpu_failed &&
 			   radik_parallel_receive(workers, &batch, !leader_scans, &workers_done))
 			feed_worker_batch(feed, &batch);
-		if (leader_scans && !feed->gpu_out_of_memory)
+		if (leader_scans && !feed->gpu_failed)
 			leader_scans = feed_from_extractor(feed, &extractor,
 											   workers != NULL && !workers_done ?
 											   LEADER_PAGES_PER_CALL_PARALLEL :
@@ -459,7 +513,54 @@ feed_table(RadikFeed *feed, uint64 engine_k, uint64 seed_need, RadikSelectStats 
 }
 
 /*
- * Open the engine's selection of the engine_k best keys on feed->device, feed it every
+ * Open the engine's selection of the engine_k best keys on feed->device, in the GPU service when
+ * the device chosen was its GPU.  When the service cannot take the selection, it runs on the CPU
+ * under radik.device = auto (every slot taken, or k more than a slot holds), on this backend's
+ * GPU under gpu.  False when the GPU ran out of memory under auto (feed_check).
+ */
+static bool
+open_selection(RadikFeed *feed, uint64 engine_k, double expected_rows, RadikSelectStats *stats)
+{
+	radik_error err;
+
+	if (feed->via_service && feed->device == RADIK_DEVICE_GPU)
+	{
+		bool		busy;
+		radik_status status;
+
+		status = radik_service_open(feed->key_bytes, engine_k, (uint64) expected_rows,
+									radik_device_setting == RADIK_SETTING_DEVICE_GPU,
+									&feed->guard->service, &busy, &err);
+		if (status == RADIK_OK)
+		{
+			snprintf(stats->device, sizeof(stats->device), "%s (GPU service)",
+					 radik_service_device_name());
+			return true;
+		}
+		if (status != RADIK_NO_DEVICE)
+			return feed_check(feed, status, &err);	/* the selection is closed by the caller */
+		feed->via_service = false;
+		if (radik_device_setting == RADIK_SETTING_DEVICE_AUTO)
+			feed->device = RADIK_DEVICE_CPU;
+		else
+			feed->device = radik_choose_backend_device(expected_rows, &feed->gpu_starting);
+		ereport(DEBUG1,
+				(errmsg_internal("radik selection not in the GPU service: %s", err.message)));
+	}
+	radik_set_gpu_memory_limit((uint64) radik_gpu_memory_limit_kb * 1024);
+	if (!feed_check(feed, radik_open(feed->device, feed->key_bytes, engine_k,
+									 (uint64) expected_rows, &feed->guard->selection, &err),
+					&err))
+		return false;
+	strlcpy(stats->device, radik_selection_device_name(feed->guard->selection),
+			sizeof(stats->device));
+	if (feed->gpu_starting)
+		strlcat(stats->device, " (GPU starting)", sizeof(stats->device));
+	return true;
+}
+
+/*
+ * Open the engine's selection of the engine_k best keys (open_selection), feed it every
  * qualifying row of the table (feed_table; with seed_need > 0, behind a threshold judged from a
  * sample first) and finish it.  Returns the number of rows the engine selected (0 with the feed
  * marked when the GPU ran out of memory under radik.device = auto); adds the finish's time to
@@ -475,16 +576,9 @@ select_table_on_device(RadikFeed *feed, uint64 engine_k, uint64 seed_need,
 	instr_time	step;
 	uint64		count = 0;
 
-	radik_set_gpu_memory_limit((uint64) radik_gpu_memory_limit_kb * 1024);
-	if (!feed_check(feed, radik_open(feed->device, feed->key_bytes, engine_k,
-									 (uint64) expected_rows, &feed->guard->selection, &err),
-					&err))
+	if (!open_selection(feed, engine_k, expected_rows, stats))
 		return 0;
-	strlcpy(stats->device, radik_selection_device_name(feed->guard->selection),
-			sizeof(stats->device));
-	if (feed->gpu_starting)
-		strlcat(stats->device, " (GPU starting)", sizeof(stats->device));
-	if (!feed_check(feed, radik_chunk_buffer(feed->guard->selection, &feed->keys, &feed->ids,
+	if (!feed_check(feed, selection_chunk_buffer(feed->guard, &feed->keys, &feed->ids,
 											 &feed->capacity, &err), &err))
 		return 0;
 	feed->count = 0;
@@ -509,7 +603,7 @@ select_table_on_device(RadikFeed *feed, uint64 engine_k, uint64 seed_need,
 		feed->push_at = Max((size_t) engine_k * 4, Min(feed->capacity, (size_t) 8192));
 
 	feed_table(feed, engine_k, seed_need, stats);
-	if (feed->gpu_out_of_memory)
+	if (feed->gpu_failed)
 		return 0;
 	INSTR_TIME_SET_CURRENT(step);
 	if (feed->count > 0 && !feed_push_chunk(feed))
@@ -517,7 +611,7 @@ select_table_on_device(RadikFeed *feed, uint64 engine_k, uint64 seed_need,
 	feed->copy_ms += radik_elapsed_ms(step);
 
 	INSTR_TIME_SET_CURRENT(step);
-	if (!feed_check(feed, radik_finish(feed->guard->selection, &count, &err), &err))
+	if (!feed_check(feed, selection_finish(feed->guard, &count, &err), &err))
 		return 0;
 	stats->select_ms += radik_elapsed_ms(step);
 	return count;
@@ -525,25 +619,29 @@ select_table_on_device(RadikFeed *feed, uint64 engine_k, uint64 seed_need,
 
 /*
  * select_table_on_device; when the GPU runs out of memory under radik.device = auto (its own
- * memory, or radik.gpu_memory_limit), the selection is closed and run again from the start on
- * the CPU, which needs host memory only: auto means the GPU where it can answer, the CPU where
- * it cannot.  The server log says so; EXPLAIN ANALYZE counts it (GPU Fallbacks).
+ * memory, or radik.gpu_memory_limit), or the GPU service's process ends during the selection, the
+ * selection is closed and run again from the start on the CPU, which needs host memory only: auto
+ * means the GPU where it can answer, the CPU where it cannot.  The server log says so; EXPLAIN
+ * ANALYZE counts it (GPU Fallbacks).
  */
 uint64
 radik_feed_select(RadikFeed *feed, uint64 engine_k, uint64 seed_need, RadikSelectStats *stats)
 {
 	uint64		count = select_table_on_device(feed, engine_k, seed_need, stats);
 
-	if (!feed->gpu_out_of_memory)
+	if (!feed->gpu_failed)
 		return count;
 	ereport(LOG,
-			(errmsg("radik selection moved to the CPU: the GPU is out of memory"),
+			(errmsg("radik selection moved to the CPU: %s",
+					feed->via_service ? "the GPU service could not finish it" :
+					"the GPU is out of memory"),
 			 errdetail("%s", feed->gpu_failure.message)));
 	stats->gpu_fallbacks++;
-	radik_close(feed->guard->selection);
-	feed->guard->selection = NULL;
-	radik_release_cache();		/* what this backend holds on the GPU, for the others */
-	feed->gpu_out_of_memory = false;
+	close_engine_selection(feed->guard);
+	if (!feed->via_service)
+		radik_release_cache();	/* what this backend holds on the GPU, for the others */
+	feed->via_service = false;
+	feed->gpu_failed = false;
 	feed->device = RADIK_DEVICE_CPU;
 	return select_table_on_device(feed, engine_k, seed_need, stats);
 }
@@ -560,7 +658,7 @@ radik_feed_result(RadikFeed *feed, uint64 count, uint64 **ids)
 
 	*ids = MemoryContextAllocHuge(CurrentMemoryContext, Max(count, 1) * sizeof(uint64));
 	if (count > 0)
-		check_engine(radik_result(feed->guard->selection, keys, *ids, &err), &err);
+		check_engine(selection_result(feed->guard, keys, *ids, &err), &err);
 	radik_feed_close(feed);
 	return keys;
 }
@@ -608,7 +706,7 @@ radik_feed_begin(RadikFeed *feed, const RadikFeedRequest *request, MemoryContext
 	feed->threshold = PG_UINT64_MAX;
 	feed->start_threshold = PG_UINT64_MAX;
 	feed->device = radik_choose_device(estimate_table_rows(rel, request->nblocks),
-									   &feed->gpu_starting);
+									   &feed->gpu_starting, &feed->via_service);
 	feed->kept_limit = (size_t) work_mem * 1024 / (2 * sizeof(uint64));
 	feed->kept_context = work_context;
 
@@ -629,8 +727,7 @@ radik_feed_begin(RadikFeed *feed, const RadikFeedRequest *request, MemoryContext
 void
 radik_feed_close(RadikFeed *feed)
 {
-	radik_close(feed->guard->selection);
-	feed->guard->selection = NULL;
+	close_engine_selection(feed->guard);
 }
 
 void

@@ -119,8 +119,9 @@ typedef struct RadikFeed
 	RadikFeedRequest request;
 	RadikEngineGuard *guard;
 	radik_device device;		/* where the selection runs */
+	bool		via_service;	/* the GPU is the GPU service's (radik_service.h) */
 	bool		gpu_starting;	/* on the CPU because the GPU is starting in the background */
-	bool		gpu_out_of_memory;	/* it ran out of GPU memory, radik.device being auto */
+	bool		gpu_failed;		/* the GPU ran out of memory or its service ended (auto) */
 	radik_error gpu_failure;	/* the engine's words for it */
 	int			key_bytes;
 	void	   *keys;

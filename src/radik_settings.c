@@ -9,9 +9,11 @@
 
 #include <limits.h>
 
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 #include "radik.h"
+#include "radik_engine.h"
 #include "radik_settings.h"
 
 bool		radik_enabled = true;
@@ -26,6 +28,10 @@ bool		radik_threshold_seed = true;
 double		radik_threshold_seed_margin = 4.0;
 bool		radik_brin_ranges = true;
 bool		radik_page_cache_reads = true;
+bool		radik_service_enabled = true;
+int			radik_service_slots = 16;
+int			radik_service_slot_kb = 4096;
+int			radik_service_engine = RADIK_DEVICE_GPU;
 
 static const struct config_enum_entry radik_device_options[] = {
 	{"auto", RADIK_SETTING_DEVICE_AUTO, false},
@@ -33,6 +39,57 @@ static const struct config_enum_entry radik_device_options[] = {
 	{"cpu", RADIK_SETTING_DEVICE_CPU, false},
 	{NULL, 0, false}
 };
+
+static const struct config_enum_entry radik_service_engine_options[] = {
+	{"gpu", RADIK_DEVICE_GPU, false},
+	{"cpu", RADIK_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
+
+/*
+ * The GPU service's settings, which take effect at server start: defined only when radik is in
+ * shared_preload_libraries (PostgreSQL makes no such setting later).
+ */
+static void
+service_settings_init(void)
+{
+	DefineCustomBoolVariable("radik.service",
+							 "Runs every backend's GPU selections in one GPU service process.",
+							 "Only with radik in shared_preload_libraries.  When off, or when radik is loaded otherwise, each backend that selects on the GPU holds a GPU context of its own.",
+							 &radik_service_enabled,
+							 true,
+							 PGC_POSTMASTER,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("radik.service_slots",
+							"Sets how many selections the GPU service holds at once.",
+							"A selection that finds every slot taken runs on the CPU under radik.device = auto, and waits for a slot under gpu.",
+							&radik_service_slots,
+							16, 1, 1024,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("radik.service_slot_size",
+							"Sets the shared memory of each GPU service slot.",
+							"Sixteen bytes per row: half of it is a chunk of keys on its way to the GPU, all of it the largest result (a larger k selects without the service).",
+							&radik_service_slot_kb,
+							4096, 64, 1024 * 1024,
+							PGC_POSTMASTER,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("radik.service_engine",
+							 "Chooses the engine the GPU service runs: gpu, or cpu to test the service on a machine without a GPU.",
+							 NULL,
+							 &radik_service_engine,
+							 RADIK_DEVICE_GPU,
+							 radik_service_engine_options,
+							 PGC_POSTMASTER,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+}
 
 void
 radik_settings_init(void)
@@ -103,7 +160,7 @@ radik_settings_init(void)
 
 	DefineCustomIntVariable("radik.gpu_memory_limit",
 							"Sets the most GPU memory a backend's selections may hold.",
-							"0: no limit but the GPU's own memory.  A selection needing more runs on the CPU under radik.device = auto, and fails under gpu.",
+							"0: no limit but the GPU's own memory.  A selection needing more runs on the CPU under radik.device = auto, and fails under gpu.  A backend with a limit selects on a GPU context of its own, not in the GPU service.",
 							&radik_gpu_memory_limit_kb,
 							0, 0, INT_MAX,
 							PGC_USERSET,
@@ -145,6 +202,9 @@ radik_settings_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	if (process_shared_preload_libraries_in_progress)
+		service_settings_init();
 
 	MarkGUCPrefixReserved("radik");
 }

@@ -27,5 +27,9 @@ extern bool radik_threshold_seed;
 extern double radik_threshold_seed_margin;
 extern bool radik_brin_ranges;
 extern bool radik_page_cache_reads;
+extern bool radik_service_enabled;
+extern int	radik_service_slots;
+extern int	radik_service_slot_kb;
+extern int	radik_service_engine;	/* a radik_device */
 
 #endif							/* RADIK_SETTINGS_H */

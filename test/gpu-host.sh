@@ -7,7 +7,13 @@
 #   regress  the regression and isolation suites with radik.device = gpu and radik.force = on
 #   explain  an EXPLAIN ANALYZE that shows where the selection ran, and that a selection the GPU
 #            cannot hold (radik.gpu_memory_limit) is run again on the CPU
-# usage: bash test/gpu-host.sh [steps...]   (default: engine regress explain)
+#   service  the server restarted with radik preloaded, so that selections run in the GPU
+#            service: the regression suite with radik.device = gpu through it (the GPU memory in
+#            use logged), then the service's TAP test with the service on the GPU (as the
+#            server's user, in a copy of the tree; needs Perl's IPC::Run, which it takes from
+#            .gpu/perl5 when the host has none)
+# usage: bash test/gpu-host.sh [steps...]   (default: engine regress explain service)
+#   SERVICE_REGRESS="radik_setup radik_x ...": the service step runs only these regression tests
 # The bundle has no ICU headers, without which radik keys ICU collations through ICU alone
 # (radik_icu_keys.h): to build as a user would, copy /usr/include/unicode of a machine with
 # libicu-dev of the bundle's ICU version into .icu-headers/, carry it, and export
@@ -16,7 +22,7 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/radik-gpu-out}
 mkdir -p "$OUT"
-steps=${*:-engine regress explain}
+steps=${*:-engine regress explain service}
 status=0
 
 bash .gpu/on-host start -c shared_buffers=8GB -c max_parallel_workers_per_gather=0 >"$OUT/server.log" 2>&1 || { cat "$OUT/server.log"; exit 1; }
@@ -188,6 +194,36 @@ SQL
 		else
 			echo "no backend crashed"
 		fi ;;
+	service)
+		echo "== regression suite through the GPU service, radik.device = gpu, radik.force = on"
+		bash .gpu/on-host stop >/dev/null 2>&1
+		bash .gpu/on-host start -c shared_buffers=8GB -c max_parallel_workers_per_gather=0 \
+			-c shared_preload_libraries=radik >>"$OUT/server.log" 2>&1 || { status=1; continue; }
+		for try in $(seq 1 100); do
+			[ "$(psql -X -At -c 'CREATE EXTENSION IF NOT EXISTS radik' \
+				-c 'SELECT state FROM radik_service_status()' 2>/dev/null | tail -1)" = ready ] && break
+			sleep 0.1
+		done
+		psql -X -c 'SELECT * FROM radik_service_status()' | tee "$OUT/service-status.txt"
+		(while sleep 1; do nvidia-smi --query-gpu=memory.used --format=csv,noheader; done) \
+			>"$OUT/service-gpu-memory.txt" 2>&1 &
+		sampler=$!
+		PGOPTIONS="-c radik.device=gpu -c radik.force=on" make -s with_llvm=no TAP_TESTS= \
+			${SERVICE_REGRESS:+REGRESS="$SERVICE_REGRESS" ISOLATION=} \
+			installcheck >"$OUT/installcheck-service.log" 2>&1
+		rc=$?; kill $sampler; cat "$OUT/installcheck-service.log"
+		if [ $rc != 0 ]; then status=1; cp test/results/regression.diffs "$OUT/service.diffs" 2>/dev/null; head -n 150 test/results/regression.diffs 2>/dev/null; fi
+		psql -X -c 'SELECT * FROM radik_service_status()' | tee -a "$OUT/service-status.txt"
+		echo "GPU memory in use during the suite (MiB, most): $(sort -n "$OUT/service-gpu-memory.txt" | tail -1)"
+		echo "== the service's TAP test, service on the GPU"
+		tapdir=/tmp/radik-tap
+		rm -rf $tapdir && mkdir -p $tapdir && cp -r . $tapdir/ && chown -R pgrun $tapdir
+		perl -MIPC::Run -e 1 2>/dev/null || export PERL5LIB=$tapdir/.gpu/perl5
+		su pgrun -c "cd $tapdir && . .gpu/env && RADIK_SERVICE_ENGINE=gpu PERL5LIB=${PERL5LIB:-} \
+			make -s with_llvm=no prove_installcheck PROVE_TESTS=test/t/004_radik_service.pl" \
+			>"$OUT/tap-service.log" 2>&1
+		rc=$?; tail -n 20 "$OUT/tap-service.log"; [ $rc = 0 ] || status=1
+		cp $tapdir/tmp_check/log/* "$OUT/" 2>/dev/null ;;
 	*) echo "unknown step $step"; status=1 ;;
 	esac
 done

@@ -21,9 +21,10 @@ ANALYZE radik_gf;
 -- Is there a GPU here?  With no limit, auto selects this table on one if there is (kept out of
 -- the output, which must not depend on it).  The first selection that wants the GPU starts it
 -- in the background and runs on the CPU, reading "cpu (GPU starting)", as do the next ones
--- until the start has ended: wait for that first (at most 30 s).
-SET radik.device = auto;
-DO $$
+-- until the start has ended: wait for that first (at most 30 s).  (With radik preloaded, the
+-- GPU service started with the server; a backend with a radik.gpu_memory_limit starts its own,
+-- which is waited for below.)
+CREATE FUNCTION radik_gf_wait_for_gpu() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
 	FOR i IN 1..600 LOOP
 		EXIT WHEN radik_analyzed_scan('SELECT * FROM radik_gf ORDER BY k4 LIMIT 10') ->> 'Device'
@@ -31,6 +32,8 @@ BEGIN
 		PERFORM pg_sleep(0.05);
 	END LOOP;
 END $$;
+SET radik.device = auto;
+SELECT radik_gf_wait_for_gpu();
 CREATE TEMP TABLE radik_gf_host AS
 SELECT radik_analyzed_scan('SELECT * FROM radik_gf ORDER BY k4 LIMIT 10') ->> 'Device'
 	NOT LIKE 'cpu%' AS has_gpu;
@@ -47,6 +50,7 @@ SHOW radik.gpu_memory_limit;
 -- large one (the sample's threshold), a WHERE clause, OFFSET, rows made from keys alone, and
 -- radik_topk.
 SET radik.device = auto;
+SELECT radik_gf_wait_for_gpu();
 SELECT q, radik_compare(q) AS answer, radik_analyzed_scan(q) ->> 'Device' AS device
 FROM (VALUES
 	('SELECT * FROM radik_gf ORDER BY k4 LIMIT 10'),
@@ -84,6 +88,7 @@ SELECT radik_compare(q) AS answer, radik_analyzed_scan(q)::jsonb ? 'GPU Fallback
 FROM (VALUES ('SELECT * FROM radik_gf ORDER BY k4 LIMIT 10')) v(q);
 
 DROP TABLE radik_gf, radik_gf_host;
+DROP FUNCTION radik_gf_wait_for_gpu();
 RESET radik.device;
 RESET radik.gpu_min_rows;
 RESET radik.force;

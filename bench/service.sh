@@ -1,0 +1,110 @@
+#!/bin/bash
+# service.sh: many concurrent clients selecting on one GPU, through the GPU service and with a GPU
+# context per backend, against PostgreSQL, in one run.
+#
+# For each mode (service: radik preloaded with radik.service on; backend: preloaded with it off,
+# every backend starting its own GPU; postgres: radik.enabled = off in the same server) the server
+# is started by START with the mode's options added, then pgbench runs QUERY with each number of
+# clients for SECONDS, without parallel workers: first with the table only in the page cache (just
+# after the start; a table larger than a quarter of shared_buffers is read through PostgreSQL's
+# ring every time), then after pg_prewarm.  nvidia-smi is sampled twice a second; the table gives
+# the most GPU memory in use during each run.  Then the first and second query of five new
+# connections, timed by EXPLAIN ANALYZE.  Creates the table (--rows) when it is missing.
+#   usage: bench/service.sh --start CMD --stop CMD [--rows N] [--clients "1 32 128"]
+#              [--cold-clients "32"] [--seconds S]
+#   e.g.:  bench/service.sh --start "bash .gpu/on-host start -c shared_buffers=16GB" \
+#              --stop "bash .gpu/on-host stop" --rows 50000000
+set -euo pipefail
+
+start=
+stop=
+rows=50000000
+clients="1 32 128"
+cold_clients="32"
+seconds=20
+command="bench/service.sh $*"
+while [ $# -gt 0 ]; do
+	case $1 in
+		--start) start=$2; shift 2 ;;
+		--stop) stop=$2; shift 2 ;;
+		--rows) rows=$2; shift 2 ;;
+		--clients) clients=$2; shift 2 ;;
+		--cold-clients) cold_clients=$2; shift 2 ;;
+		--seconds) seconds=$2; shift 2 ;;
+		*) echo "service.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -n "$start" ] && [ -n "$stop" ] || { sed -n '2,16p' "$0" >&2; exit 2; }
+query="SELECT * FROM bench_service ORDER BY v DESC LIMIT 100"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "$query;" >"$work/query.sql"
+
+gpu_memory_sampler() {
+	while sleep 0.5; do nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits; done
+}
+
+start_server() {
+	$stop >/dev/null 2>&1 || true
+	$start "$@" >/dev/null
+	for _ in $(seq 1 100); do
+		state=$(psql -X -At -c "SELECT state FROM radik_service_status()" 2>/dev/null || true)
+		[ "$state" = ready ] || [ "$state" = off ] && break
+		sleep 0.1
+	done
+}
+
+# bench MODE REGIME CLIENTS: one table row
+bench() {
+	local options="-c max_parallel_workers_per_gather=0"
+	[ "$1" = postgres ] && options="$options -c radik.enabled=off"
+	gpu_memory_sampler >"$work/memory" &
+	local sampler=$!
+	local tps
+	tps=$(PGOPTIONS="$options" pgbench -n -c "$3" -j "$(($3 < 16 ? $3 : 16))" -T "$seconds" \
+		-f "$work/query.sql" 2>&1 | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+	kill $sampler
+	wait $sampler 2>/dev/null || true
+	printf "| %-8s | %-10s | %7s | %10s | %13s |\n" "$1" "$2" "$3" "${tps:-failed}" \
+		"$(sort -n "$work/memory" | tail -1)"
+}
+
+# first_queries MODE: the first and second query's time of five new connections
+first_queries() {
+	for i in 1 2 3 4 5; do
+		psql -X -At -c "EXPLAIN (ANALYZE, FORMAT JSON) $query" -c "EXPLAIN (ANALYZE, FORMAT JSON) $query" |
+			tr -d '\n ' | grep -o '"Device":"[^"]*"\|"ExecutionTime":[0-9.]*' | paste -sd' ' |
+			sed "s/^/$1 connection $i: /"
+	done
+}
+
+echo "# service.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), $(hostname), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+echo "# command: $command"
+echo "# query: $query; $rows rows; no parallel workers; pgbench -T $seconds"
+
+start_server -c shared_preload_libraries=radik
+psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION IF NOT EXISTS radik" \
+	-c "CREATE EXTENSION IF NOT EXISTS pg_prewarm"
+if [ "$(psql -X -At -c "SELECT count(*) FROM pg_class WHERE relname = 'bench_service'")" = 0 ]; then
+	psql -X -q -v ON_ERROR_STOP=1 -c "CREATE TABLE bench_service AS
+		SELECT i::int8 AS id, random()::float4 AS v, (random() * 1e9)::int8 AS i8,
+			md5(i::text) AS note
+		FROM generate_series(1, $rows) i" -c "VACUUM ANALYZE bench_service"
+fi
+echo "# table: $(psql -X -At -c "SELECT pg_size_pretty(pg_table_size('bench_service'))"), shared_buffers $(psql -X -At -c 'SHOW shared_buffers')"
+echo
+echo "| mode     | table      | clients |        tps | GPU MiB, most |"
+echo "|----------|------------|--------:|-----------:|--------------:|"
+for mode in service backend postgres; do
+	if [ $mode = service ]; then
+		start_server -c shared_preload_libraries=radik -c radik.service=on
+	elif [ $mode = backend ]; then
+		start_server -c shared_preload_libraries=radik -c radik.service=off
+	fi
+	for c in $cold_clients; do bench $mode "page cache" "$c"; done
+	psql -X -At -c "SELECT pg_prewarm('bench_service')" >/dev/null
+	for c in $clients; do bench $mode prewarmed "$c"; done
+	[ $mode = postgres ] || first_queries $mode >>"$work/first"
+done
+echo
+cat "$work/first"

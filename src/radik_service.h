@@ -1,0 +1,155 @@
+/*
+ * radik_service.h
+ *	  The GPU service: one process that owns the only CUDA context on the GPU and runs the
+ *	  selections of every backend, fed through slots in the server's shared memory.
+ *
+ * Why: a backend that selects on the GPU itself holds a CUDA context and a workspace (about half a
+ * gigabyte of GPU memory) until it exits, and starts the GPU again in every new connection.  With
+ * radik in shared_preload_libraries and radik.service on, a background worker (the supervisor)
+ * forks the service process, which starts the GPU once and answers the backends' requests; the
+ * backends write their keys into a slot of shared memory and wait on their latch for the answer.
+ *
+ * The supervisor never touches CUDA.  The service process is its child, not the postmaster's: when
+ * it dies, even by kill -9, the supervisor notices, bumps the generation (the backends whose
+ * selections it held find their answer lost and select again on the CPU under radik.device =
+ * auto), and starts a new one; a background worker dying by a signal would make the postmaster
+ * restart the whole server.  The service process calls nothing of PostgreSQL that could raise an
+ * error or take a lock: it reads and writes the slots with atomics and wakes backends with
+ * SetLatch, and it ends with _exit.
+ *
+ * Protocol of a slot: a backend takes a free slot (owned 0 -> 1), writes a request's arguments,
+ * then the request (release), and posts the service's semaphore; the service answers in the
+ * slot and sets the request back to idle (release), then the owner's latch.  One request at a
+ * time per slot; the keys of a push are in one of the slot's two halves, so the backend fills the
+ * other meanwhile.  A backend done with a slot, or leaving on an error, sets abandoned; the service
+ * then closes the slot's selection and frees it.
+ */
+#ifndef RADIK_SERVICE_H
+#define RADIK_SERVICE_H
+
+#include "postgres.h"
+
+#include <semaphore.h>
+
+#include "port/atomics.h"
+#include "storage/latch.h"
+
+#include "radik_compat.h"
+#include "radik_engine.h"
+
+/* Where the service stands (RadikServiceControl.state). */
+typedef enum RadikServiceState
+{
+	RADIK_SERVICE_STARTING,		/* its process is starting the GPU */
+	RADIK_SERVICE_READY,		/* answering requests */
+	RADIK_SERVICE_ABSENT,		/* no GPU could be used: backends select as without the service */
+	RADIK_SERVICE_STOPPED		/* the server is shutting down */
+} RadikServiceState;
+
+/* A slot's request (RadikServiceSlot.request). */
+typedef enum RadikSlotRequest
+{
+	RADIK_SLOT_IDLE,			/* nothing asked, or answered */
+	RADIK_SLOT_OPEN,
+	RADIK_SLOT_PUSH,
+	RADIK_SLOT_THRESHOLD,
+	RADIK_SLOT_FINISH,
+	RADIK_SLOT_RESULT
+} RadikSlotRequest;
+
+typedef struct RadikServiceSlot
+{
+	pg_atomic_uint32 owned;		/* 1 from a backend's taking it until the service frees it */
+	pg_atomic_uint32 request;	/* RadikSlotRequest */
+	pg_atomic_uint32 abandoned; /* the owner is done with it */
+	uint32		generation;		/* the service generation the owner opened it under */
+	int			owner_pid;
+	Latch	   *owner_latch;
+
+	/* arguments */
+	int			key_bytes;
+	uint64		k;
+	uint64		expected_rows;
+	int			half;			/* of a push: which half holds the entries */
+	uint64		entries;		/* of a push */
+
+	/* answers */
+	int			status;			/* radik_status */
+	radik_error error;
+	uint64		kth_key;
+	int			kth_valid;
+	uint64		count;			/* of a finish */
+} RadikServiceSlot;
+
+typedef struct RadikServiceControl
+{
+	pg_atomic_uint32 state;		/* RadikServiceState */
+	pg_atomic_uint32 generation;	/* bumped whenever a service process ends */
+	pg_atomic_uint64 restarts;	/* service processes started after the first */
+	pg_atomic_uint64 selections;	/* selections opened */
+	pg_atomic_uint64 busy;		/* selections that found every slot taken */
+	int			service_pid;	/* 0 while none runs */
+	int			slots;
+	Size		slot_bytes;		/* data bytes of one slot: two halves */
+	sem_t		wake;			/* posted by a backend after every request */
+	char		device[RADIK_ERROR_MESSAGE_SIZE];	/* the GPU's name, or why there is none */
+	RadikServiceSlot slot[FLEXIBLE_ARRAY_MEMBER];
+} RadikServiceControl;
+
+/* The service's shared memory, when radik is preloaded with radik.service on; else NULL. */
+extern RadikServiceControl *radik_service_control;
+extern char *radik_service_data;
+
+/* The data of slot i: two halves of slot_bytes / 2 (keys as uint64, then ids). */
+static inline char *
+radik_service_slot_data(int i)
+{
+	return radik_service_data + (Size) i * radik_service_control->slot_bytes;
+}
+
+/* Entries a half holds (16 bytes each: a key and an id). */
+static inline size_t
+radik_service_half_entries(void)
+{
+	return radik_service_control->slot_bytes / 2 / (2 * sizeof(uint64));
+}
+
+/* The supervisor's entry point (a background worker's bgw_function_name). */
+extern PGDLLEXPORT void radik_service_main(Datum arg);
+
+/* The service process's loop (radik_service_process.c); never returns. */
+extern void radik_service_process_main(int engine_device) pg_attribute_noreturn();
+
+/* Exit codes of the service process the supervisor tells apart. */
+#define RADIK_SERVICE_EXIT_ABSENT 2 /* no GPU: do not start another */
+#define RADIK_SERVICE_EXIT_RESET 3	/* a GPU error: start a fresh one */
+
+/* ---- the backends' side (radik_service_client.c) ---- */
+
+typedef struct RadikServiceSelection RadikServiceSelection;
+
+/* Is the service there to ask, as far as this backend can tell without waiting? */
+extern RadikServiceState radik_service_state(void);
+
+/*
+ * Open a selection in the service.  RADIK_NO_DEVICE when it cannot take it: *busy then says
+ * whether every slot was taken (with wait_for_slot false) rather than k being too large for a
+ * slot or the service being gone.
+ */
+extern radik_status radik_service_open(int key_bytes, uint64 k, uint64 expected_rows,
+									   bool wait_for_slot, RadikServiceSelection **selection,
+									   bool *busy, radik_error *err);
+extern radik_status radik_service_chunk_buffer(RadikServiceSelection *selection, void **keys,
+											   uint64 **ids, size_t *capacity, radik_error *err);
+extern radik_status radik_service_push_chunk(RadikServiceSelection *selection, size_t n,
+											 radik_error *err);
+extern radik_status radik_service_threshold(RadikServiceSelection *selection, uint64 *kth_key,
+											int *valid, radik_error *err);
+extern radik_status radik_service_finish(RadikServiceSelection *selection, uint64 *count,
+										 radik_error *err);
+extern radik_status radik_service_result(RadikServiceSelection *selection, uint64 *keys,
+										 uint64 *ids, radik_error *err);
+extern const char *radik_service_device_name(void);
+extern void radik_service_close(RadikServiceSelection *selection);
+
+#endif							/* RADIK_SERVICE_H */

@@ -1,0 +1,245 @@
+/*
+ * radik_service_process.c
+ *	  The GPU service process: starts the GPU once and runs the selections the backends ask for in
+ *	  their slots (radik_service.h describes the protocol).
+ *
+ * It is a child of the supervisor, forked from it, and lives outside PostgreSQL's rules for its
+ * processes: it calls no function that may raise an error, allocate in a memory context or take a
+ * lock.  It reads and writes the slots with atomics and barriers, runs the engine through its
+ * plain-C door, wakes backends with SetLatch (a store and a kill()), and ends with _exit.  If it
+ * dies anyway, nothing shared is left half-done: a slot's answer counts only once its request is
+ * set back to idle, and the supervisor's new generation makes every unanswered request lost.
+ *
+ * Selections run one request at a time, in slot order; each has its own engine selection (the
+ * engine gives a second open selection a workspace of its own), so a long selection does not hold
+ * the others back between its requests.  A GPU error other than running out of memory ends the
+ * process after its answer (RADIK_SERVICE_EXIT_RESET): the next one starts with a fresh context,
+ * which is the only cure for CUDA's sticky errors.
+ */
+#include "postgres.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "radik_service.h"
+
+/* How long the process sleeps without a request before it checks that its supervisor lives. */
+#define IDLE_CHECK_SECONDS 1
+
+static RadikServiceControl *control;
+static radik_selection **selections;	/* per slot; NULL: none open */
+static radik_device engine_device;
+static uint32 generation;
+static pid_t supervisor;
+static bool reset_after_answer;
+
+static void
+copy_error(RadikServiceSlot *slot, radik_status status, const radik_error *err)
+{
+	slot->status = status;
+	if (status != RADIK_OK)
+	{
+		slot->error = *err;
+		if (status == RADIK_DEVICE_ERROR)
+			reset_after_answer = true;
+	}
+}
+
+/* Hand the n entries of the slot's half to the engine, in pieces as large as its buffer. */
+static radik_status
+push_half(int i, radik_error *err)
+{
+	RadikServiceSlot *slot = &control->slot[i];
+	size_t		half_entries = radik_service_half_entries();
+	char	   *keys = radik_service_slot_data(i) + (Size) slot->half * (control->slot_bytes / 2);
+	char	   *ids = keys + half_entries * sizeof(uint64);
+	uint64		done = 0;
+
+	while (done < slot->entries)
+	{
+		void	   *engine_keys;
+		uint64_t   *engine_ids;
+		size_t		capacity;
+		size_t		n;
+		radik_status status;
+
+		status = radik_chunk_buffer(selections[i], &engine_keys, &engine_ids, &capacity, err);
+		if (status != RADIK_OK)
+			return status;
+		n = Min(capacity, slot->entries - done);
+		memcpy(engine_keys, keys + done * slot->key_bytes, n * slot->key_bytes);
+		memcpy(engine_ids, ids + done * sizeof(uint64), n * sizeof(uint64));
+		status = radik_push_chunk(selections[i], n, err);
+		if (status != RADIK_OK)
+			return status;
+		done += n;
+	}
+	return RADIK_OK;
+}
+
+static void
+answer(int i, RadikSlotRequest request)
+{
+	RadikServiceSlot *slot = &control->slot[i];
+	radik_error err;
+	radik_status status = RADIK_OK;
+
+	switch (request)
+	{
+		case RADIK_SLOT_OPEN:
+			radik_close(selections[i]);
+			selections[i] = NULL;
+			status = radik_open(engine_device, slot->key_bytes, slot->k,
+								radik_service_half_entries(), &selections[i], &err);
+			break;
+		case RADIK_SLOT_PUSH:
+			status = push_half(i, &err);
+			break;
+		case RADIK_SLOT_THRESHOLD:
+			status = radik_threshold(selections[i], &slot->kth_key, &slot->kth_valid, &err);
+			break;
+		case RADIK_SLOT_FINISH:
+			status = radik_finish(selections[i], &slot->count, &err);
+			break;
+		case RADIK_SLOT_RESULT:
+			{
+				uint64	   *keys = (uint64 *) radik_service_slot_data(i);
+
+				status = radik_result(selections[i], keys, keys + slot->count, &err);
+				break;
+			}
+		case RADIK_SLOT_IDLE:
+			return;
+	}
+	copy_error(slot, status, &err);
+}
+
+/* Close the slot's selection and give the slot back. */
+static void
+free_slot(int i)
+{
+	RadikServiceSlot *slot = &control->slot[i];
+
+	radik_close(selections[i]);
+	selections[i] = NULL;
+	pg_atomic_write_u32(&slot->request, RADIK_SLOT_IDLE);
+	pg_atomic_write_u32(&slot->abandoned, 0);
+	pg_write_barrier();
+	pg_atomic_write_u32(&slot->owned, 0);
+}
+
+static void
+serve_slots(void)
+{
+	for (int i = 0; i < control->slots; i++)
+	{
+		RadikServiceSlot *slot = &control->slot[i];
+		uint32		request;
+		bool		abandoned;
+
+		if (!pg_atomic_read_u32(&slot->owned))
+			continue;
+		abandoned = pg_atomic_read_u32(&slot->abandoned) != 0;
+		request = pg_atomic_read_u32(&slot->request);
+		pg_read_barrier();
+		if (slot->generation != generation)
+			continue;			/* taken under a process before this one: the supervisor's */
+		if (abandoned)
+		{
+			free_slot(i);
+			continue;
+		}
+		if (request == RADIK_SLOT_IDLE)
+			continue;
+		answer(i, (RadikSlotRequest) request);
+		pg_write_barrier();
+		pg_atomic_write_u32(&slot->request, RADIK_SLOT_IDLE);
+		SetLatch(slot->owner_latch);
+		if (reset_after_answer)
+			_exit(RADIK_SERVICE_EXIT_RESET);
+	}
+}
+
+/*
+ * Start the engine: probe the GPU (the CUDA context) and run one tiny selection, so that the
+ * workspace of a slot's chunks is made before the first backend asks.
+ */
+static radik_status
+start_engine(char *name, size_t name_size, radik_error *err)
+{
+	radik_selection *selection = NULL;
+	void	   *keys;
+	uint64_t   *ids;
+	size_t		capacity;
+	uint64_t	count;
+	uint64_t	key;
+	uint64_t	id;
+	radik_status status;
+
+	if (engine_device == RADIK_DEVICE_GPU)
+	{
+		status = radik_gpu_probe(name, name_size, err);
+		if (status != RADIK_OK)
+			return status;
+	}
+	else
+		strlcpy(name, "cpu", name_size);
+
+	status = radik_open(engine_device, 8, 1, radik_service_half_entries(), &selection, err);
+	if (status == RADIK_OK)
+		status = radik_chunk_buffer(selection, &keys, &ids, &capacity, err);
+	if (status == RADIK_OK)
+	{
+		((uint64_t *) keys)[0] = 1;
+		ids[0] = 1;
+		status = radik_push_chunk(selection, 1, err);
+	}
+	if (status == RADIK_OK)
+		status = radik_finish(selection, &count, err);
+	if (status == RADIK_OK)
+		status = radik_result(selection, &key, &id, err);
+	radik_close(selection);
+	return status;
+}
+
+void
+radik_service_process_main(int device)
+{
+	char		name[RADIK_ERROR_MESSAGE_SIZE];
+	radik_error err;
+	radik_status status;
+
+	control = radik_service_control;
+	engine_device = (radik_device) device;
+	generation = pg_atomic_read_u32(&control->generation);
+	supervisor = getppid();
+	selections = calloc(control->slots, sizeof(radik_selection *));
+	if (selections == NULL)
+		_exit(RADIK_SERVICE_EXIT_RESET);
+
+	status = start_engine(name, sizeof(name), &err);
+	if (status != RADIK_OK)
+	{
+		strlcpy(control->device, err.message, sizeof(control->device));
+		pg_write_barrier();
+		_exit(status == RADIK_NO_DEVICE ? RADIK_SERVICE_EXIT_ABSENT : RADIK_SERVICE_EXIT_RESET);
+	}
+	strlcpy(control->device, name, sizeof(control->device));
+	pg_write_barrier();
+	pg_atomic_write_u32(&control->state, RADIK_SERVICE_READY);
+
+	for (;;)
+	{
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += IDLE_CHECK_SECONDS;
+		if (sem_timedwait(&control->wake, &until) != 0 && errno != ETIMEDOUT && errno != EINTR)
+			_exit(RADIK_SERVICE_EXIT_RESET);
+		if (getppid() != supervisor)
+			_exit(0);
+		serve_slots();
+	}
+}

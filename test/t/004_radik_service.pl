@@ -1,0 +1,233 @@
+# 004_radik_service.pl: the GPU service (radik preloaded, radik.service on), which pg_regress
+# cannot show:
+#  - it starts with the server, and selections go through it (EXPLAIN ANALYZE says so);
+#  - many concurrent sessions get PostgreSQL's answers, and with every slot taken the rest run on
+#    the CPU (counted as busy);
+#  - its process killed with kill -9 mid-selection: the supervisor starts another, the server is
+#    not restarted, the selection is answered on the CPU under radik.device = auto and fails with
+#    radik's error under gpu;
+#  - 1000 selections cancelled by statement_timeout leave no slot taken;
+#  - a k larger than a slot holds selects without the service;
+#  - not preloaded, or radik.service off: no service, and the same answers.
+# The service runs the CPU twin here (radik.service_engine = cpu), so that all of this runs on
+# machines without a GPU; test/gpu-host.sh runs it with RADIK_SERVICE_ENGINE=gpu on a GPU, and
+# the regression suites through the service.
+#
+# Every radik answer is compared with PostgreSQL's (radik.enabled = off) in the same session.
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(usleep);
+use IPC::Run;
+
+my $engine = $ENV{RADIK_SERVICE_ENGINE} // 'cpu';
+my $node = PostgreSQL::Test::Cluster->new('service');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'radik'
+radik.service_engine = $engine
+radik.service_slots = 2
+radik.service_slot_size = 256kB
+max_parallel_workers_per_gather = 0
+});
+$node->start;
+
+$node->safe_psql('postgres', 'CREATE EXTENSION radik');
+$node->safe_psql('postgres', q{
+	CREATE TABLE big AS
+		SELECT i AS id, (i::int8 * 7919 % 1000003)::float8 AS v, md5(i::text) AS note
+		FROM generate_series(1, 1000000) i;
+	ANALYZE big;
+	-- radik's answer (force) and PostgreSQL's, as text, in one session; and where radik selected
+	CREATE FUNCTION radik_same(q text) RETURNS text LANGUAGE plpgsql AS $$
+	DECLARE
+		got text;
+		want text;
+	BEGIN
+		PERFORM set_config('radik.force', 'on', true);
+		EXECUTE format('SELECT string_agg(s::text, '' '') FROM (%s) s', q) INTO got;
+		PERFORM set_config('radik.enabled', 'off', true);
+		EXECUTE format('SELECT string_agg(s::text, '' '') FROM (%s) s', q) INTO want;
+		PERFORM set_config('radik.enabled', 'on', true);
+		RETURN CASE WHEN got IS NOT DISTINCT FROM want THEN 'ok'
+					ELSE format('radik %s, postgres %s', got, want) END;
+	END $$;
+	CREATE FUNCTION radik_device(q text) RETURNS text LANGUAGE plpgsql AS $$
+	DECLARE
+		plan json;
+	BEGIN
+		PERFORM set_config('radik.force', 'on', true);
+		EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || q INTO plan;
+		RETURN plan::text;
+	END $$;
+});
+
+sub status
+{
+	my ($column) = @_;
+	return $node->safe_psql('postgres', "SELECT $column FROM radik_service_status()");
+}
+
+sub wait_ready
+{
+	for (1 .. 500)
+	{
+		return 1 if status('state') eq 'ready';
+		usleep(20_000);
+	}
+	return 0;
+}
+
+my $top = 'SELECT id, v FROM big WHERE id % 7 = 3 ORDER BY v DESC, id LIMIT 9';
+my $long = q{SELECT id FROM big WHERE md5(md5(md5(note))) > 'f' ORDER BY v, id LIMIT 5};
+
+ok(wait_ready(), 'the service starts with the server');
+if ($engine eq 'cpu')
+{
+	is(status('device'), 'cpu', 'it runs the engine it was given');
+}
+else
+{
+	like(status('device'), qr/^(?!cpu$)./, "it runs the engine it was given: " . status('device'));
+}
+# The service process is a child of the supervisor, not of the postmaster: its death is the
+# supervisor's to handle, and the rest of the server goes on.
+sub parent_of
+{
+	my ($pid) = @_;
+	my $stat = slurp_file("/proc/$pid/stat");
+	return (split ' ', ($stat =~ s/^.*\)//sr))[1];
+}
+my $postmaster = (split /\n/, slurp_file($node->data_dir . '/postmaster.pid'))[0];
+my $supervisor = parent_of(status('pid'));
+isnt($supervisor, $postmaster, 'the service process is not a child of the postmaster');
+is(parent_of($supervisor), $postmaster, '... but of a server process, its supervisor');
+is($node->safe_psql('postgres', "SELECT radik_same('$top')"), 'ok', 'it answers like PostgreSQL');
+like($node->safe_psql('postgres', "SELECT radik_device('$top')"),
+	qr/"Device": "[^"]+ \(GPU service\)"/, 'EXPLAIN ANALYZE says the selection ran in the service');
+is($node->safe_psql('postgres', "SET radik.device = gpu; SELECT radik_same('$top')"), 'ok',
+	'radik.device = gpu goes to the service too');
+
+# A k larger than a slot's result (256kB / 16 bytes = 16384 rows) selects without the service.
+my $large_k = 'SELECT id FROM big ORDER BY v DESC, id LIMIT 20000';
+unlike($node->safe_psql('postgres', "SELECT radik_device('$large_k')"),
+	qr/GPU service/, 'a k larger than a slot holds is selected without the service');
+is($node->safe_psql('postgres', "SELECT radik_same('$large_k')"), 'ok', '... and answered right');
+
+# radik.gpu_memory_limit caps a backend's own GPU memory: a backend with one selects without the
+# service.
+unlike($node->safe_psql('postgres', "SET radik.gpu_memory_limit = '1GB'; SELECT radik_device('$top')"),
+	qr/GPU service/, 'a backend with radik.gpu_memory_limit selects without the service');
+
+# Many concurrent sessions: every answer compared; two slots for eight clients, so some find
+# every slot taken and select on the CPU.
+my $script = $node->basedir . '/same.sql';
+open(my $fh, '>', $script) or die;
+print $fh "DO \$\$ BEGIN IF radik_same('$top') <> 'ok' OR radik_same('SELECT id FROM big ORDER BY v, id LIMIT 50') <> 'ok' THEN RAISE EXCEPTION 'radik answered differently'; END IF; END \$\$;\n";
+close $fh;
+my $selections = status('selections');
+my ($rc, $out, $err) = ('', '', '');
+my $ok = IPC::Run::run(
+	[ 'pgbench', '-n', '-c', '8', '-j', '8', '-t', '10', '-f', $script, '-d',
+	  $node->connstr('postgres') ],
+	'>', \$out, '2>', \$err);
+ok($ok, 'eight concurrent sessions get PostgreSQL\'s answers') or diag($err);
+cmp_ok(status('selections'), '>', $selections, 'the service took some of them');
+cmp_ok(status('busy'), '>', 0, 'some found every slot taken (then the CPU selected)');
+is(status('slots_in_use'), '0', 'and every slot is free again');
+
+# kill -9 of the service process during long selections: a new one starts, the server is not
+# restarted, the selections are answered on the CPU under auto and fail under gpu.
+my $postmaster_start = $node->safe_psql('postgres', 'SELECT pg_postmaster_start_time()');
+sub kill_during
+{
+	my ($device) = @_;
+	my ($sout, $serr) = ('', '');
+	my $psql = IPC::Run::start(
+		[
+			'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres'),
+			'-c', "SET radik.device = $device",
+			'-c', "SELECT radik_same('" . ($long =~ s/'/''/gr) . "')"
+		],
+		'>', \$sout, '2>', \$serr);
+	my $in_use = '0';
+	for (1 .. 500)
+	{
+		$in_use = status('slots_in_use');
+		last if $in_use ne '0';
+		usleep(10_000);
+	}
+	my $pid = status('pid');
+	kill 'KILL', $pid;
+	$psql->finish;
+	chomp $sout;
+	return ($in_use, $pid, $sout, $serr);
+}
+
+my ($in_use, $killed, $sout, $serr) = kill_during('auto');
+is($in_use, '1', 'a long selection holds a slot');
+is($sout, 'ok', 'service killed: the selection is answered on the CPU under auto, right') or diag($serr);
+ok(wait_ready(), 'a new service process starts');
+isnt(status('pid'), $killed, '... with a new process');
+cmp_ok(status('restarts'), '>=', 1, '... counted as a restart');
+is($node->safe_psql('postgres', 'SELECT pg_postmaster_start_time()'), $postmaster_start,
+	'the server was not restarted');
+($in_use, $killed, $sout, $serr) = kill_during('gpu');
+like($serr, qr/radik selection failed.*\n.*GPU service process ended/,
+	'service killed: the selection fails with radik\'s error under gpu');
+ok(wait_ready(), 'a new service process starts again');
+is($node->safe_psql('postgres', "SELECT radik_same('$top')"), 'ok', 'and answers right');
+for (1 .. 100)
+{
+	last if status('slots_in_use') eq '0';
+	usleep(20_000);
+}
+is(status('slots_in_use'), '0', 'the slots of the killed process are free again');
+
+# 1000 selections cancelled by statement_timeout in one session: no slot stays taken.
+my $cancels = $node->basedir . '/cancel.sql';
+open($fh, '>', $cancels) or die;
+print $fh "SET radik.force = on;\nSET statement_timeout = '5ms';\n";
+print $fh "SELECT id FROM big ORDER BY v, id LIMIT 5;\n" for 1 .. 1000;
+close $fh;
+$selections = status('selections');
+IPC::Run::run([ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-f', $cancels ],
+	'>', \$out, '2>', \$err);
+my $timeouts = () = $err =~ /canceling statement due to statement timeout/g;
+cmp_ok($timeouts, '>', 500, "most of 1000 selections were cancelled ($timeouts)");
+cmp_ok(status('selections') - $selections, '>', 500, 'most of them were in the service');
+for (1 .. 100)
+{
+	last if status('slots_in_use') eq '0';
+	usleep(20_000);
+}
+is(status('slots_in_use'), '0', 'after 1000 cancelled selections every slot is free');
+is($node->safe_psql('postgres', "SELECT radik_same('$top')"), 'ok', 'and the service answers right');
+
+# radik.service off: no service, the same answers.
+$node->append_conf('postgresql.conf', "radik.service = off\n");
+$node->restart;
+is(status('state'), 'off', 'radik.service = off: no service');
+is($node->safe_psql('postgres', "SELECT radik_same('$top')"), 'ok', '... and the same answers');
+$node->stop;
+
+# Loaded per session (not preloaded): no service, the same answers.
+my $plain = PostgreSQL::Test::Cluster->new('plain');
+$plain->init;
+$plain->append_conf('postgresql.conf', "session_preload_libraries = 'radik'\n");
+$plain->start;
+$plain->safe_psql('postgres', 'CREATE EXTENSION radik');
+$plain->safe_psql('postgres', "CREATE TABLE big AS SELECT i AS id, (i * 37 % 1009)::float8 AS v FROM generate_series(1, 20000) i");
+is($plain->safe_psql('postgres', 'SELECT state FROM radik_service_status()'), 'off',
+	'not preloaded: no service');
+my $plain_query = 'SELECT id, v FROM big ORDER BY v DESC, id LIMIT 9';
+my $radik = $plain->safe_psql('postgres', "SET radik.force = on; $plain_query");
+like($plain->safe_psql('postgres', "SET radik.force = on; EXPLAIN $plain_query"),
+	qr/RadiK Top-K/, '... radik answers');
+is($radik, $plain->safe_psql('postgres', "SET radik.enabled = off; $plain_query"),
+	'... like PostgreSQL');
+$plain->stop;
+done_testing();
