@@ -9,9 +9,11 @@
 # after the start; a table larger than a quarter of shared_buffers is read through PostgreSQL's
 # ring every time), then after pg_prewarm.  nvidia-smi is sampled twice a second; the table gives
 # the most GPU memory in use during each run.  Then the first and second query of five new
-# connections, timed by EXPLAIN ANALYZE.  Creates the table (--rows) when it is missing.
+# connections, timed by EXPLAIN ANALYZE.  In the service mode, also 64 clients selecting from a
+# 1M-row table at once (k = 100), with the service's time answering per selection.  Creates the
+# tables (--rows; 1M rows) when they are missing, and stops the server at the end.
 #   usage: bench/service.sh --start CMD --stop CMD [--rows N] [--clients "1 32 128"]
-#              [--cold-clients "32"] [--seconds S]
+#              [--cold-clients "32"] [--seconds S] [--modes "service backend postgres"]
 #   e.g.:  bench/service.sh --start "bash .gpu/on-host start -c shared_buffers=16GB" \
 #              --stop "bash .gpu/on-host stop" --rows 50000000
 set -euo pipefail
@@ -22,6 +24,7 @@ rows=50000000
 clients="1 32 128"
 cold_clients="32"
 seconds=20
+modes="service backend postgres"
 command="bench/service.sh $*"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -31,10 +34,11 @@ while [ $# -gt 0 ]; do
 		--clients) clients=$2; shift 2 ;;
 		--cold-clients) cold_clients=$2; shift 2 ;;
 		--seconds) seconds=$2; shift 2 ;;
+		--modes) modes=$2; shift 2 ;;
 		*) echo "service.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-[ -n "$start" ] && [ -n "$stop" ] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[ -n "$start" ] && [ -n "$stop" ] || { sed -n '2,18p' "$0" >&2; exit 2; }
 query="SELECT * FROM bench_service ORDER BY v DESC LIMIT 100"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -69,6 +73,20 @@ bench() {
 		"$(sort -n "$work/memory" | tail -1)"
 }
 
+# small_selections: 64 clients, ten selections each from the 1M-row table, through the service
+small_selections() {
+	local small="SELECT * FROM bench_service_small ORDER BY v DESC LIMIT 100"
+	local before after
+	echo "$small;" >"$work/small.sql"
+	before=$(psql -X -At -F' ' -c "SELECT selections, answering_ms FROM radik_service_status()")
+	PGOPTIONS="-c max_parallel_workers_per_gather=0 -c radik.gpu_min_rows=0" \
+		pgbench -n -c 64 -j 16 -t 10 -f "$work/small.sql" >"$work/small.out" 2>&1
+	after=$(psql -X -At -F' ' -c "SELECT selections, answering_ms FROM radik_service_status()")
+	echo "$before $after $(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$work/small.out")" | awk '{
+		printf "64 clients x 10 selections of 1M rows (k = 100): %d selections in the service, %.1f ms answering, %.3f ms each; %.1f tps\n",
+			$3 - $1, $4 - $2, ($4 - $2) / ($3 - $1), $5 }'
+}
+
 # first_queries MODE: the first and second query's time of five new connections
 first_queries() {
 	for i in 1 2 3 4 5; do
@@ -91,11 +109,13 @@ if [ "$(psql -X -At -c "SELECT count(*) FROM pg_class WHERE relname = 'bench_ser
 			md5(i::text) AS note
 		FROM generate_series(1, $rows) i" -c "VACUUM ANALYZE bench_service"
 fi
+psql -X -q -v ON_ERROR_STOP=1 -c "CREATE TABLE IF NOT EXISTS bench_service_small AS
+	SELECT * FROM bench_service WHERE id <= 1000000" -c "ANALYZE bench_service_small"
 echo "# table: $(psql -X -At -c "SELECT pg_size_pretty(pg_table_size('bench_service'))"), shared_buffers $(psql -X -At -c 'SHOW shared_buffers')"
 echo
 echo "| mode     | table      | clients |        tps | GPU MiB, most |"
 echo "|----------|------------|--------:|-----------:|--------------:|"
-for mode in service backend postgres; do
+for mode in $modes; do
 	if [ $mode = service ]; then
 		start_server -c shared_preload_libraries=radik -c radik.service=on
 	elif [ $mode = backend ]; then
@@ -105,6 +125,8 @@ for mode in service backend postgres; do
 	psql -X -At -c "SELECT pg_prewarm('bench_service')" >/dev/null
 	for c in $clients; do bench $mode prewarmed "$c"; done
 	[ $mode = postgres ] || first_queries $mode >>"$work/first"
+	if [ $mode = service ]; then small_selections >>"$work/first"; fi
 done
 echo
 cat "$work/first"
+$stop >/dev/null 2>&1 || true

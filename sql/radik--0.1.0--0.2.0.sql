@@ -31,7 +31,7 @@ COMMENT ON FUNCTION @extschema@.radik_topk(pg_catalog.anyelement, pg_catalog.nam
 CREATE FUNCTION @extschema@.radik_service_status(OUT state pg_catalog.text,
 	OUT pid pg_catalog.int4, OUT device pg_catalog.text, OUT slots pg_catalog.int4,
 	OUT slots_in_use pg_catalog.int4, OUT selections pg_catalog.int8,
-	OUT busy pg_catalog.int8, OUT restarts pg_catalog.int8)
+	OUT busy pg_catalog.int8, OUT restarts pg_catalog.int8, OUT answering_ms pg_catalog.float8)
 RETURNS record
 AS 'MODULE_PATHNAME', 'radik_service_status'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;

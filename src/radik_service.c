@@ -101,6 +101,7 @@ service_shmem_startup(void)
 		pg_atomic_init_u64(&control->restarts, 0);
 		pg_atomic_init_u64(&control->selections, 0);
 		pg_atomic_init_u64(&control->busy, 0);
+		pg_atomic_init_u64(&control->answering_us, 0);
 		control->slots = radik_service_slots;
 		control->slot_bytes = slot_bytes();
 		for (int i = 0; i < control->slots; i++)
@@ -349,8 +350,8 @@ radik_service_status(PG_FUNCTION_ARGS)
 {
 	RadikServiceControl *control = radik_service_control;
 	TupleDesc	tupdesc;
-	Datum		values[8];
-	bool		nulls[8];
+	Datum		values[9];
+	bool		nulls[9];
 	int			in_use = 0;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
@@ -375,5 +376,6 @@ radik_service_status(PG_FUNCTION_ARGS)
 	values[5] = Int64GetDatum((int64) pg_atomic_read_u64(&control->selections));
 	values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&control->busy));
 	values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&control->restarts));
+	values[8] = Float8GetDatum(pg_atomic_read_u64(&control->answering_us) / 1000.0);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -88,6 +88,7 @@ typedef struct RadikServiceControl
 	pg_atomic_uint64 restarts;	/* service processes started after the first */
 	pg_atomic_uint64 selections;	/* selections opened */
 	pg_atomic_uint64 busy;		/* selections that found every slot taken */
+	pg_atomic_uint64 answering_us;	/* time the service process spent answering requests */
 	int			service_pid;	/* 0 while none runs */
 	int			slots;
 	Size		slot_bytes;		/* data bytes of one slot: two halves */

@@ -138,6 +138,8 @@ serve_slots(void)
 		RadikServiceSlot *slot = &control->slot[i];
 		uint32		request;
 		bool		abandoned;
+		struct timespec started;
+		struct timespec ended;
 
 		if (!pg_atomic_read_u32(&slot->owned))
 			continue;
@@ -153,7 +155,12 @@ serve_slots(void)
 		}
 		if (request == RADIK_SLOT_IDLE)
 			continue;
+		clock_gettime(CLOCK_MONOTONIC, &started);
 		answer(i, (RadikSlotRequest) request);
+		clock_gettime(CLOCK_MONOTONIC, &ended);
+		pg_atomic_fetch_add_u64(&control->answering_us,
+								(ended.tv_sec - started.tv_sec) * 1000000 +
+								(ended.tv_nsec - started.tv_nsec) / 1000);
 		pg_write_barrier();
 		pg_atomic_write_u32(&slot->request, RADIK_SLOT_IDLE);
 		SetLatch(slot->owner_latch);

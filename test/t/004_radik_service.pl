@@ -136,6 +136,7 @@ my $ok = IPC::Run::run(
 	'>', \$out, '2>', \$err);
 ok($ok, 'eight concurrent sessions get PostgreSQL\'s answers') or diag($err);
 cmp_ok(status('selections'), '>', $selections, 'the service took some of them');
+cmp_ok(status('answering_ms'), '>', 0, 'and counted the time it spent answering');
 cmp_ok(status('busy'), '>', 0, 'some found every slot taken (then the CPU selected)');
 is(status('slots_in_use'), '0', 'and every slot is free again');
 
