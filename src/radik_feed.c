@@ -148,8 +148,9 @@ check_engine(radik_status status, const radik_error *err)
 
 /*
  * check_engine for the calls of a selection being fed: under radik.device = auto, a GPU that
- * runs out of memory (its own, or radik.gpu_memory_limit) is no error but a reason to select on
- * the CPU instead (radik_feed_select).  Returns false then, with the feed marked; the callers stop
+ * runs out of memory (its own, or radik.gpu_memory_limit), or a GPU service whose process ended
+ * during the selection, is no error but a reason to select on the CPU instead
+ * (radik_feed_select).  Returns false then, with the feed marked; the callers stop
  * feeding.
  */
 static bool
@@ -528,7 +529,7 @@ open_selection(RadikFeed *feed, uint64 engine_k, double expected_rows, RadikSele
 		bool		busy;
 		radik_status status;
 
-		status = radik_service_open(feed->key_bytes, engine_k, (uint64) expected_rows,
+		status = radik_service_open(feed->key_bytes, engine_k,
 									radik_device_setting == RADIK_SETTING_DEVICE_GPU,
 									&feed->guard->service, &busy, &err);
 		if (status == RADIK_OK)

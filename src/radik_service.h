@@ -69,7 +69,6 @@ typedef struct RadikServiceSlot
 	/* arguments */
 	int			key_bytes;
 	uint64		k;
-	uint64		expected_rows;
 	int			half;			/* of a push: which half holds the entries */
 	uint64		entries;		/* of a push */
 
@@ -137,9 +136,9 @@ extern RadikServiceState radik_service_state(void);
  * whether every slot was taken (with wait_for_slot false) rather than k being too large for a
  * slot or the service being gone.
  */
-extern radik_status radik_service_open(int key_bytes, uint64 k, uint64 expected_rows,
-									   bool wait_for_slot, RadikServiceSelection **selection,
-									   bool *busy, radik_error *err);
+extern radik_status radik_service_open(int key_bytes, uint64 k, bool wait_for_slot,
+									   RadikServiceSelection **selection, bool *busy,
+									   radik_error *err);
 extern radik_status radik_service_chunk_buffer(RadikServiceSelection *selection, void **keys,
 											   uint64 **ids, size_t *capacity, radik_error *err);
 extern radik_status radik_service_push_chunk(RadikServiceSelection *selection, size_t n,

@@ -180,7 +180,7 @@ ask(RadikServiceSelection *selection, RadikSlotRequest request, radik_error *err
 }
 
 radik_status
-radik_service_open(int key_bytes, uint64 k, uint64 expected_rows, bool wait_for_slot,
+radik_service_open(int key_bytes, uint64 k, bool wait_for_slot,
 				   RadikServiceSelection **selection, bool *busy, radik_error *err)
 {
 	RadikServiceControl *control = radik_service_control;
@@ -236,7 +236,6 @@ radik_service_open(int key_bytes, uint64 k, uint64 expected_rows, bool wait_for_
 	slot->owner_latch = MyLatch;
 	slot->key_bytes = key_bytes;
 	slot->k = k;
-	slot->expected_rows = expected_rows;
 	*selection = opened;
 	pg_atomic_fetch_add_u64(&control->selections, 1);
 
