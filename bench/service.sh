@@ -52,7 +52,7 @@ start_server() {
 	$stop >/dev/null 2>&1 || true
 	$start "$@" >/dev/null
 	for _ in $(seq 1 100); do
-		state=$(psql -X -At -c "SELECT state FROM radik_service_status()" 2>/dev/null || true)
+		state=$(psql -X -At -c "SELECT string_agg(DISTINCT state, ',') FROM radik_service_status()" 2>/dev/null || true)
 		[ "$state" = ready ] || [ "$state" = off ] && break
 		sleep 0.1
 	done
@@ -78,10 +78,10 @@ small_selections() {
 	local small="SELECT * FROM bench_service_small ORDER BY v DESC LIMIT 100"
 	local before after
 	echo "$small;" >"$work/small.sql"
-	before=$(psql -X -At -F' ' -c "SELECT selections, answering_ms FROM radik_service_status()")
+	before=$(psql -X -At -F' ' -c "SELECT sum(selections), sum(answering_ms) FROM radik_service_status()")
 	PGOPTIONS="-c max_parallel_workers_per_gather=0 -c radik.gpu_min_rows=0" \
 		pgbench -n -c 64 -j 16 -t 10 -f "$work/small.sql" >"$work/small.out" 2>&1
-	after=$(psql -X -At -F' ' -c "SELECT selections, answering_ms FROM radik_service_status()")
+	after=$(psql -X -At -F' ' -c "SELECT sum(selections), sum(answering_ms) FROM radik_service_status()")
 	echo "$before $after $(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$work/small.out")" | awk '{
 		printf "64 clients x 10 selections of 1M rows (k = 100): %d selections in the service, %.1f ms answering, %.3f ms each; %.1f tps\n",
 			$3 - $1, $4 - $2, ($4 - $2) / ($3 - $1), $5 }'

@@ -26,15 +26,16 @@ COMMENT ON FUNCTION @extschema@.radik_topk(pg_catalog.anyelement, pg_catalog.nam
 	IS 'the k rows of a table (or of each group) with the largest (or smallest) values of a column, in rank order';
 
 
--- Where the GPU service stands (radik preloaded with radik.service on): one row; state 'off' and
--- the rest NULL otherwise.
-CREATE FUNCTION @extschema@.radik_service_status(OUT state pg_catalog.text,
-	OUT pid pg_catalog.int4, OUT device pg_catalog.text, OUT slots pg_catalog.int4,
-	OUT slots_in_use pg_catalog.int4, OUT selections pg_catalog.int8,
-	OUT busy pg_catalog.int8, OUT restarts pg_catalog.int8, OUT answering_ms pg_catalog.float8)
-RETURNS record
+-- Where the GPU services stand (radik preloaded with radik.service on): one row per GPU; one row
+-- with state 'off' and the rest NULL otherwise.
+CREATE FUNCTION @extschema@.radik_service_status(OUT gpu pg_catalog.int4,
+	OUT state pg_catalog.text, OUT pid pg_catalog.int4, OUT device pg_catalog.text,
+	OUT slots pg_catalog.int4, OUT slots_in_use pg_catalog.int4,
+	OUT selections pg_catalog.int8, OUT busy pg_catalog.int8, OUT restarts pg_catalog.int8,
+	OUT answering_ms pg_catalog.float8)
+RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'radik_service_status'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.radik_service_status()
-	IS 'where the radik GPU service stands: its state, process, GPU and slots';
+	IS 'where the radik GPU services stand: one row per GPU, its state, process and slots';

@@ -535,7 +535,7 @@ open_selection(RadikFeed *feed, uint64 engine_k, double expected_rows, RadikSele
 		if (status == RADIK_OK)
 		{
 			snprintf(stats->device, sizeof(stats->device), "%s (GPU service)",
-					 radik_service_device_name());
+					 radik_service_device_name(feed->guard->service));
 			return true;
 		}
 		if (status != RADIK_NO_DEVICE)

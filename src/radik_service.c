@@ -3,16 +3,18 @@
  *	  The GPU service's shared memory, its supervisor (a background worker) and
  *	  radik_service_status() (radik_service.h says what the service is and why).
  *
- * The supervisor forks the service process, reaps it, and starts another when it dies: the
- * generation goes up first, so that every backend waiting on the dead one finds its selection
- * lost, and slots a backend abandoned under an older generation are freed here (the service
- * process only serves its own generation).  A service process that found no GPU is not started
+ * The supervisor forks a service process per GPU, reaps them, and starts another when one dies:
+ * that service's generation goes up first, so that every backend waiting on the dead one finds
+ * its selection lost, and slots a backend abandoned under an older generation are freed here (the
+ * service process only serves its own generation).  A service process that found no GPU is not started
  * again: the service is absent and backends select as they do without it.  Neither the
  * postmaster nor the supervisor touches CUDA.
  */
 #include "postgres.h"
 
+#include <dirent.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,9 +27,11 @@
 #include "postmaster/bgworker.h"
 #include "postmaster/fork_process.h"
 #include "storage/ipc.h"
+#include "storage/fd.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
+#include "utils/tuplestore.h"
 #include "utils/timestamp.h"
 
 #include "radik.h"
@@ -37,22 +41,94 @@
 /* Start the next service process no sooner than this after the last one started. */
 #define SERVICE_RESTART_INTERVAL_MS 1000
 
-RadikServiceControl *radik_service_control = NULL;
-char	   *radik_service_data = NULL;
+static RadikServiceControl *service_array[RADIK_MAX_SERVICES];
+RadikServiceControl **radik_services = service_array;
+int			radik_service_count = 0;
 
 static shmem_request_hook_type previous_shmem_request_hook = NULL;
 static shmem_startup_hook_type previous_shmem_startup_hook = NULL;
 
 static volatile sig_atomic_t shutdown_requested = false;
-static pid_t service_pid = 0;
+
+/* In the supervisor: each service's process (0 while none runs) and when it was started. */
+static pid_t service_pids[RADIK_MAX_SERVICES];
+static TimestampTz service_started_at[RADIK_MAX_SERVICES];
+static bool service_started[RADIK_MAX_SERVICES];
 
 PG_FUNCTION_INFO_V1(radik_service_status);
+
+/*
+ * How many services to run, decided once in the postmaster without touching CUDA: one per GPU the
+ * server sees (the entries of CUDA_VISIBLE_DEVICES when it is set, else the GPUs the NVIDIA driver
+ * lists in /proc/driver/nvidia/gpus), at most radik.service_gpus when that is above 0; at least
+ * one, which says so when there is no GPU.  The CPU engine runs radik.service_gpus services (one
+ * when 0), for testing.
+ */
+static int
+count_services(void)
+{
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+	int			gpus = 0;
+
+	if (radik_service_engine == RADIK_DEVICE_CPU)
+		gpus = Max(radik_service_gpus, 1);
+	else if (visible != NULL)
+	{
+		gpus = *visible != '\0';
+		for (const char *c = visible; *c; c++)
+			gpus += *c == ',';
+	}
+	else
+	{
+		DIR		   *dir = AllocateDir("/proc/driver/nvidia/gpus");
+		struct dirent *entry;
+
+		while (dir != NULL && (entry = ReadDirExtended(dir, "/proc/driver/nvidia/gpus", LOG)) != NULL)
+			gpus += entry->d_name[0] != '.';
+		if (dir != NULL)
+			FreeDir(dir);
+	}
+	if (radik_service_gpus > 0)
+		gpus = Min(gpus, radik_service_gpus);
+	return Min(Max(gpus, 1), RADIK_MAX_SERVICES);
+}
+
+/*
+ * In a new service process, before CUDA: make the service's GPU the only one the process sees
+ * (the gpu-th entry of CUDA_VISIBLE_DEVICES, or the gpu-th device).
+ */
+static void
+show_only_gpu(int gpu)
+{
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+	char		ordinal[64];
+
+	if (visible == NULL)
+		snprintf(ordinal, sizeof(ordinal), "%d", gpu);
+	else
+	{
+		const char *c = visible;
+		size_t		length;
+
+		for (int n = 0; n < gpu && c != NULL; n++)
+		{
+			c = strchr(c, ',');
+			if (c != NULL)
+				c++;
+		}
+		if (c == NULL)
+			c = "";
+		length = strcspn(c, ",");
+		snprintf(ordinal, sizeof(ordinal), "%.*s", (int) Min(length, sizeof(ordinal) - 1), c);
+	}
+	setenv("CUDA_VISIBLE_DEVICES", ordinal, 1);
+}
 
 static Size
 control_size(void)
 {
-	return add_size(offsetof(RadikServiceControl, slot),
-					mul_size(radik_service_slots, sizeof(RadikServiceSlot)));
+	return MAXALIGN(add_size(offsetof(RadikServiceControl, slot),
+							 mul_size(radik_service_slots, sizeof(RadikServiceSlot))));
 }
 
 static Size
@@ -61,11 +137,12 @@ slot_bytes(void)
 	return (Size) radik_service_slot_kb * 1024;
 }
 
-/* The slots' data, page-aligned (the GPU copies from it). */
+/* Every service's slots' data, page-aligned (the GPU copies from it). */
 static Size
 data_size(void)
 {
-	return add_size(mul_size(radik_service_slots, slot_bytes()), 4096);
+	return add_size(mul_size(mul_size(radik_service_count, radik_service_slots), slot_bytes()),
+					4096);
 }
 
 static void
@@ -73,8 +150,32 @@ service_shmem_request(void)
 {
 	if (previous_shmem_request_hook)
 		previous_shmem_request_hook();
-	RequestAddinShmemSpace(control_size());
+	RequestAddinShmemSpace(mul_size(radik_service_count, control_size()));
 	RequestAddinShmemSpace(data_size());
+}
+
+static void
+init_service(RadikServiceControl *service, int gpu, char *data)
+{
+	memset(service, 0, control_size());
+	service->gpu = gpu;
+	pg_atomic_init_u32(&service->state, RADIK_SERVICE_STARTING);
+	pg_atomic_init_u32(&service->generation, 1);
+	pg_atomic_init_u64(&service->restarts, 0);
+	pg_atomic_init_u64(&service->selections, 0);
+	pg_atomic_init_u64(&service->busy, 0);
+	pg_atomic_init_u64(&service->answering_us, 0);
+	service->slots = radik_service_slots;
+	service->slot_bytes = slot_bytes();
+	service->data = data;
+	for (int i = 0; i < service->slots; i++)
+	{
+		pg_atomic_init_u32(&service->slot[i].owned, 0);
+		pg_atomic_init_u32(&service->slot[i].request, RADIK_SLOT_IDLE);
+		pg_atomic_init_u32(&service->slot[i].abandoned, 0);
+	}
+	if (sem_init(&service->wake, 1, 0) != 0)
+		elog(FATAL, "radik could not make the GPU service's semaphore: %m");
 }
 
 static void
@@ -82,36 +183,23 @@ service_shmem_startup(void)
 {
 	bool		found_control;
 	bool		found_data;
+	char	   *controls;
 	char	   *data;
 
 	if (previous_shmem_startup_hook)
 		previous_shmem_startup_hook();
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	radik_service_control = ShmemInitStruct("radik GPU service", control_size(), &found_control);
+	controls = ShmemInitStruct("radik GPU service", mul_size(radik_service_count, control_size()),
+							   &found_control);
 	data = ShmemInitStruct("radik GPU service slots", data_size(), &found_data);
-	radik_service_data = (char *) TYPEALIGN(4096, data);
-	if (!found_control)
+	data = (char *) TYPEALIGN(4096, data);
+	for (int n = 0; n < radik_service_count; n++)
 	{
-		RadikServiceControl *control = radik_service_control;
-
-		memset(control, 0, control_size());
-		pg_atomic_init_u32(&control->state, RADIK_SERVICE_STARTING);
-		pg_atomic_init_u32(&control->generation, 1);
-		pg_atomic_init_u64(&control->restarts, 0);
-		pg_atomic_init_u64(&control->selections, 0);
-		pg_atomic_init_u64(&control->busy, 0);
-		pg_atomic_init_u64(&control->answering_us, 0);
-		control->slots = radik_service_slots;
-		control->slot_bytes = slot_bytes();
-		for (int i = 0; i < control->slots; i++)
-		{
-			pg_atomic_init_u32(&control->slot[i].owned, 0);
-			pg_atomic_init_u32(&control->slot[i].request, RADIK_SLOT_IDLE);
-			pg_atomic_init_u32(&control->slot[i].abandoned, 0);
-		}
-		if (sem_init(&control->wake, 1, 0) != 0)
-			elog(FATAL, "radik could not make the GPU service's semaphore: %m");
+		radik_services[n] = (RadikServiceControl *) (controls + n * control_size());
+		if (!found_control)
+			init_service(radik_services[n], n,
+						 data + (Size) n * radik_service_slots * slot_bytes());
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -128,6 +216,7 @@ radik_service_init(void)
 	if (!process_shared_preload_libraries_in_progress || !radik_service_enabled)
 		return;
 
+	radik_service_count = count_services();
 	previous_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = service_shmem_request;
 	previous_shmem_startup_hook = shmem_startup_hook;
@@ -165,7 +254,7 @@ handle_sigchld(SIGNAL_ARGS)
 
 /* In the new service process: die with the supervisor, take default signal handling. */
 static void
-become_service_process(pid_t supervisor)
+become_service_process(RadikServiceControl *service, pid_t supervisor)
 {
 	sigset_t	all;
 
@@ -177,50 +266,50 @@ become_service_process(pid_t supervisor)
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
-	radik_service_process_main(radik_service_engine);
+	if (radik_service_engine == RADIK_DEVICE_GPU)
+		show_only_gpu(service->gpu);
+	radik_service_process_main(service, radik_service_engine);
 }
 
 static void
-start_service_process(void)
+start_service_process(int n)
 {
+	RadikServiceControl *service = radik_services[n];
 	pid_t		supervisor = getpid();
 	pid_t		pid;
 
-	pg_atomic_write_u32(&radik_service_control->state, RADIK_SERVICE_STARTING);
+	pg_atomic_write_u32(&service->state, RADIK_SERVICE_STARTING);
 	pid = fork_process();
 	if (pid == 0)
-		become_service_process(supervisor);
+		become_service_process(service, supervisor);
 	if (pid < 0)
 	{
 		ereport(LOG,
 				(errmsg("radik could not start its GPU service process: %m")));
 		return;
 	}
-	service_pid = pid;
-	radik_service_control->service_pid = pid;
+	service_pids[n] = pid;
+	service->service_pid = pid;
 }
 
-/* Wake every backend that holds a slot: its selection may be lost. */
+/* Wake every backend that holds a slot of the service: its selection may be lost. */
 static void
-wake_slot_owners(void)
+wake_slot_owners(RadikServiceControl *service)
 {
-	RadikServiceControl *control = radik_service_control;
-
-	for (int i = 0; i < control->slots; i++)
-		if (pg_atomic_read_u32(&control->slot[i].owned) && control->slot[i].owner_latch != NULL)
-			SetLatch(control->slot[i].owner_latch);
+	for (int i = 0; i < service->slots; i++)
+		if (pg_atomic_read_u32(&service->slot[i].owned) && service->slot[i].owner_latch != NULL)
+			SetLatch(service->slot[i].owner_latch);
 }
 
 /* Free the slots their owners abandoned under a service process that is gone. */
 static void
-free_stale_slots(void)
+free_stale_slots(RadikServiceControl *service)
 {
-	RadikServiceControl *control = radik_service_control;
-	uint32		generation = pg_atomic_read_u32(&control->generation);
+	uint32		generation = pg_atomic_read_u32(&service->generation);
 
-	for (int i = 0; i < control->slots; i++)
+	for (int i = 0; i < service->slots; i++)
 	{
-		RadikServiceSlot *slot = &control->slot[i];
+		RadikServiceSlot *slot = &service->slot[i];
 
 		if (!pg_atomic_read_u32(&slot->owned) || !pg_atomic_read_u32(&slot->abandoned))
 			continue;
@@ -234,31 +323,32 @@ free_stale_slots(void)
 	}
 }
 
-/* Reap the service process if it ended; true if it did. */
-static bool
-reap_service_process(void)
+/* Reap service n's process if it ended. */
+static void
+reap_service_process(int n)
 {
+	RadikServiceControl *service = radik_services[n];
 	int			status;
 	pid_t		pid;
 
-	if (service_pid == 0)
-		return false;
-	pid = waitpid(service_pid, &status, WNOHANG);
-	if (pid != service_pid)
-		return false;
-	service_pid = 0;
-	radik_service_control->service_pid = 0;
-	pg_atomic_fetch_add_u32(&radik_service_control->generation, 1);
+	if (service_pids[n] == 0)
+		return;
+	pid = waitpid(service_pids[n], &status, WNOHANG);
+	if (pid != service_pids[n])
+		return;
+	service_pids[n] = 0;
+	service->service_pid = 0;
+	pg_atomic_fetch_add_u32(&service->generation, 1);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == RADIK_SERVICE_EXIT_ABSENT)
 	{
-		pg_atomic_write_u32(&radik_service_control->state, RADIK_SERVICE_ABSENT);
+		pg_atomic_write_u32(&service->state, RADIK_SERVICE_ABSENT);
 		ereport(LOG,
-				(errmsg("radik GPU service found no GPU; backends select without it"),
-				 errdetail("%s", radik_service_control->device)));
+				(errmsg("radik GPU service %d found no GPU; backends select without it", n),
+				 errdetail("%s", service->device)));
 	}
 	else
 	{
-		pg_atomic_write_u32(&radik_service_control->state, RADIK_SERVICE_STARTING);
+		pg_atomic_write_u32(&service->state, RADIK_SERVICE_STARTING);
 		if (WIFSIGNALED(status))
 			ereport(LOG,
 					(errmsg("radik GPU service process %d was terminated by signal %d; starting another",
@@ -268,43 +358,46 @@ reap_service_process(void)
 					(errmsg("radik GPU service process %d exited with exit code %d; starting another",
 							(int) pid, WEXITSTATUS(status))));
 	}
-	wake_slot_owners();
+	wake_slot_owners(service);
+}
+
+/* Start service n's process if none runs and it is time; false if it must wait. */
+static bool
+start_if_due(int n)
+{
+	TimestampTz now;
+
+	if (service_pids[n] != 0 ||
+		pg_atomic_read_u32(&radik_services[n]->state) == RADIK_SERVICE_ABSENT)
+		return true;
+	now = GetCurrentTimestamp();
+	if (service_started[n] &&
+		!TimestampDifferenceExceeds(service_started_at[n], now, SERVICE_RESTART_INTERVAL_MS))
+		return false;
+	if (service_started[n])
+		pg_atomic_fetch_add_u64(&radik_services[n]->restarts, 1);
+	start_service_process(n);
+	service_started[n] = true;
+	service_started_at[n] = now;
 	return true;
 }
 
 void
 radik_service_main(Datum arg)
 {
-	TimestampTz last_start = 0;
-	bool		started = false;
-
 	pqsignal(SIGTERM, handle_sigterm);
 	pqsignal(SIGCHLD, handle_sigchld);
 	BackgroundWorkerUnblockSignals();
 
-	for (;;)
+	while (!shutdown_requested)
 	{
 		long		wait_ms = 1000;
 
-		if (shutdown_requested)
-			break;
-		reap_service_process();
-		free_stale_slots();
-		if (service_pid == 0 &&
-			pg_atomic_read_u32(&radik_service_control->state) != RADIK_SERVICE_ABSENT)
+		for (int n = 0; n < radik_service_count; n++)
 		{
-			TimestampTz now = GetCurrentTimestamp();
-
-			if (!started ||
-				TimestampDifferenceExceeds(last_start, now, SERVICE_RESTART_INTERVAL_MS))
-			{
-				if (started)
-					pg_atomic_fetch_add_u64(&radik_service_control->restarts, 1);
-				start_service_process();
-				started = true;
-				last_start = now;
-			}
-			else
+			reap_service_process(n);
+			free_stale_slots(radik_services[n]);
+			if (!start_if_due(n))
 				wait_ms = SERVICE_RESTART_INTERVAL_MS / 10;
 		}
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, wait_ms,
@@ -312,15 +405,20 @@ radik_service_main(Datum arg)
 		ResetLatch(MyLatch);
 	}
 
-	pg_atomic_write_u32(&radik_service_control->state, RADIK_SERVICE_STOPPED);
-	if (service_pid != 0)
+	for (int n = 0; n < radik_service_count; n++)
 	{
-		(void) kill(service_pid, SIGKILL);
-		(void) waitpid(service_pid, NULL, 0);
-		radik_service_control->service_pid = 0;
+		RadikServiceControl *service = radik_services[n];
+
+		pg_atomic_write_u32(&service->state, RADIK_SERVICE_STOPPED);
+		if (service_pids[n] != 0)
+		{
+			(void) kill(service_pids[n], SIGKILL);
+			(void) waitpid(service_pids[n], NULL, 0);
+			service->service_pid = 0;
+		}
+		pg_atomic_fetch_add_u32(&service->generation, 1);
+		wake_slot_owners(service);
 	}
-	pg_atomic_fetch_add_u32(&radik_service_control->generation, 1);
-	wake_slot_owners();
 	proc_exit(0);
 }
 
@@ -342,40 +440,46 @@ state_name(RadikServiceState state)
 }
 
 /*
- * radik_service_status(): where the GPU service stands, one row; NULL columns but state
- * ('off') when radik is not preloaded with radik.service on.
+ * radik_service_status(): where each GPU service stands, one row per service; one row with state
+ * 'off' and NULL columns when radik is not preloaded with radik.service on.
  */
 Datum
 radik_service_status(PG_FUNCTION_ARGS)
 {
-	RadikServiceControl *control = radik_service_control;
-	TupleDesc	tupdesc;
-	Datum		values[9];
-	bool		nulls[9];
-	int			in_use = 0;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Datum		values[10];
+	bool		nulls[10];
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	memset(nulls, true, sizeof(nulls));
-	if (control == NULL)
+	InitMaterializedSRF(fcinfo, 0);
+	if (radik_service_count == 0)
 	{
-		values[0] = CStringGetTextDatum("off");
-		nulls[0] = false;
-		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+		memset(nulls, true, sizeof(nulls));
+		values[1] = CStringGetTextDatum("off");
+		nulls[1] = false;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		return (Datum) 0;
 	}
-	for (int i = 0; i < control->slots; i++)
-		in_use += pg_atomic_read_u32(&control->slot[i].owned) != 0;
-	memset(nulls, false, sizeof(nulls));
-	values[0] = CStringGetTextDatum(state_name(pg_atomic_read_u32(&control->state)));
-	values[1] = Int32GetDatum(control->service_pid);
-	nulls[1] = control->service_pid == 0;
-	values[2] = CStringGetTextDatum(control->device);
-	nulls[2] = control->device[0] == '\0';
-	values[3] = Int32GetDatum(control->slots);
-	values[4] = Int32GetDatum(in_use);
-	values[5] = Int64GetDatum((int64) pg_atomic_read_u64(&control->selections));
-	values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&control->busy));
-	values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&control->restarts));
-	values[8] = Float8GetDatum(pg_atomic_read_u64(&control->answering_us) / 1000.0);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	for (int n = 0; n < radik_service_count; n++)
+	{
+		RadikServiceControl *service = radik_services[n];
+		int			in_use = 0;
+
+		for (int i = 0; i < service->slots; i++)
+			in_use += pg_atomic_read_u32(&service->slot[i].owned) != 0;
+		memset(nulls, false, sizeof(nulls));
+		values[0] = Int32GetDatum(service->gpu);
+		values[1] = CStringGetTextDatum(state_name(pg_atomic_read_u32(&service->state)));
+		values[2] = Int32GetDatum(service->service_pid);
+		nulls[2] = service->service_pid == 0;
+		values[3] = CStringGetTextDatum(service->device);
+		nulls[3] = service->device[0] == '\0';
+		values[4] = Int32GetDatum(service->slots);
+		values[5] = Int32GetDatum(in_use);
+		values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&service->selections));
+		values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&service->busy));
+		values[8] = Int64GetDatum((int64) pg_atomic_read_u64(&service->restarts));
+		values[9] = Float8GetDatum(pg_atomic_read_u64(&service->answering_us) / 1000.0);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

@@ -9,7 +9,9 @@
  * forks the service process, which starts the GPU once and answers the backends' requests; the
  * backends write their keys into a slot of shared memory and wait on their latch for the answer.
  *
- * The supervisor never touches CUDA.  The service process is its child, not the postmaster's: when
+ * There is one service process per GPU the server sees (radik.service_gpus), each with its own
+ * slots; a backend takes a slot of the one with the fewest taken.  The supervisor never touches
+ * CUDA.  The service process is its child, not the postmaster's: when
  * it dies, even by kill -9, the supervisor notices, bumps the generation (the backends whose
  * selections it held find their answer lost and select again on the CPU under radik.device =
  * auto), and starts a new one; a background worker dying by a signal would make the postmaster
@@ -36,6 +38,7 @@
 
 #include "radik_compat.h"
 #include "radik_engine.h"
+#include "radik_settings.h"
 
 /* Where the service stands (RadikServiceControl.state). */
 typedef enum RadikServiceState
@@ -80,8 +83,10 @@ typedef struct RadikServiceSlot
 	uint64		count;			/* of a finish */
 } RadikServiceSlot;
 
+/* One GPU's service: its process and its slots. */
 typedef struct RadikServiceControl
 {
+	int			gpu;			/* its index among the GPUs the server sees */
 	pg_atomic_uint32 state;		/* RadikServiceState */
 	pg_atomic_uint32 generation;	/* bumped whenever a service process ends */
 	pg_atomic_uint64 restarts;	/* service processes started after the first */
@@ -91,34 +96,39 @@ typedef struct RadikServiceControl
 	int			service_pid;	/* 0 while none runs */
 	int			slots;
 	Size		slot_bytes;		/* data bytes of one slot: two halves */
+	char	   *data;			/* the slots' data */
 	sem_t		wake;			/* posted by a backend after every request */
 	char		device[RADIK_ERROR_MESSAGE_SIZE];	/* the GPU's name, or why there is none */
 	RadikServiceSlot slot[FLEXIBLE_ARRAY_MEMBER];
 } RadikServiceControl;
 
-/* The service's shared memory, when radik is preloaded with radik.service on; else NULL. */
-extern RadikServiceControl *radik_service_control;
-extern char *radik_service_data;
+/*
+ * The services' shared memory, when radik is preloaded with radik.service on: radik_services[0]
+ * to [radik_service_count - 1]; radik_service_count is 0 otherwise.
+ */
+extern RadikServiceControl **radik_services;
+extern int	radik_service_count;
 
-/* The data of slot i: two halves of slot_bytes / 2 (keys as uint64, then ids). */
+/* The data of a service's slot i: two halves of slot_bytes / 2 (keys as uint64, then ids). */
 static inline char *
-radik_service_slot_data(int i)
+radik_service_slot_data(RadikServiceControl *service, int i)
 {
-	return radik_service_data + (Size) i * radik_service_control->slot_bytes;
+	return service->data + (Size) i * service->slot_bytes;
 }
 
 /* Entries a half holds (16 bytes each: a key and an id). */
 static inline size_t
-radik_service_half_entries(void)
+radik_service_half_entries(RadikServiceControl *service)
 {
-	return radik_service_control->slot_bytes / 2 / (2 * sizeof(uint64));
+	return service->slot_bytes / 2 / (2 * sizeof(uint64));
 }
 
 /* The supervisor's entry point (a background worker's bgw_function_name). */
 extern PGDLLEXPORT void radik_service_main(Datum arg);
 
 /* The service process's loop (radik_service_process.c); never returns. */
-extern void radik_service_process_main(int engine_device) pg_attribute_noreturn();
+extern void radik_service_process_main(RadikServiceControl *service, int engine_device)
+			pg_attribute_noreturn();
 
 /* Exit codes of the service process the supervisor tells apart. */
 #define RADIK_SERVICE_EXIT_ABSENT 2 /* no GPU: do not start another */
@@ -128,7 +138,10 @@ extern void radik_service_process_main(int engine_device) pg_attribute_noreturn(
 
 typedef struct RadikServiceSelection RadikServiceSelection;
 
-/* Is the service there to ask, as far as this backend can tell without waiting? */
+/*
+ * Is a service there to ask, as far as this backend can tell without waiting?  Ready when one is,
+ * else starting when one is, else absent.
+ */
 extern RadikServiceState radik_service_state(void);
 
 /*
@@ -149,7 +162,7 @@ extern radik_status radik_service_finish(RadikServiceSelection *selection, uint6
 										 radik_error *err);
 extern radik_status radik_service_result(RadikServiceSelection *selection, uint64 *keys,
 										 uint64 *ids, radik_error *err);
-extern const char *radik_service_device_name(void);
+extern const char *radik_service_device_name(const RadikServiceSelection *selection);
 extern void radik_service_close(RadikServiceSelection *selection);
 
 #endif							/* RADIK_SERVICE_H */

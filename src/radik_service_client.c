@@ -13,6 +13,7 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
 #include <semaphore.h>
 
 #include "miscadmin.h"
@@ -31,6 +32,7 @@
 
 struct RadikServiceSelection
 {
+	RadikServiceControl *service;
 	int			slot;
 	uint32		generation;
 	int			key_bytes;
@@ -39,36 +41,57 @@ struct RadikServiceSelection
 	bool		lost;			/* the service process holding it ended */
 };
 
-/* The slots this backend holds (per slot; NULL until its first selection in the service). */
+/*
+ * The slots this backend holds, per service and slot (service n's slot i at n * slots + i); NULL
+ * until its first selection in a service.
+ */
 static bool *held_slots = NULL;
 
 RadikServiceState
 radik_service_state(void)
 {
-	if (radik_service_control == NULL)
-		return RADIK_SERVICE_ABSENT;
-	return (RadikServiceState) pg_atomic_read_u32(&radik_service_control->state);
+	RadikServiceState state = RADIK_SERVICE_ABSENT;
+
+	for (int n = 0; n < radik_service_count; n++)
+	{
+		RadikServiceState one = pg_atomic_read_u32(&radik_services[n]->state);
+
+		if (one == RADIK_SERVICE_READY)
+			return one;
+		if (one == RADIK_SERVICE_STARTING)
+			state = one;
+	}
+	return state;
 }
 
 const char *
-radik_service_device_name(void)
+radik_service_device_name(const RadikServiceSelection *selection)
 {
-	return radik_service_control->device;
+	return selection->service->device;
+}
+
+static bool *
+held_slot(RadikServiceControl *service, int i)
+{
+	return &held_slots[(Size) service->gpu * service->slots + i];
 }
 
 /* At exit: abandon every slot this backend still holds. */
 static void
 abandon_slots_at_exit(int code, Datum arg)
 {
-	RadikServiceControl *control = radik_service_control;
-
-	for (int i = 0; i < control->slots; i++)
+	for (int n = 0; n < radik_service_count; n++)
 	{
-		if (held_slots[i])
+		RadikServiceControl *service = radik_services[n];
+
+		for (int i = 0; i < service->slots; i++)
 		{
-			pg_atomic_write_u32(&control->slot[i].abandoned, 1);
-			sem_post(&control->wake);
-			held_slots[i] = false;
+			if (*held_slot(service, i))
+			{
+				pg_atomic_write_u32(&service->slot[i].abandoned, 1);
+				sem_post(&service->wake);
+				*held_slot(service, i) = false;
+			}
 		}
 	}
 }
@@ -80,23 +103,61 @@ refuse(radik_error *err, const char *message)
 	return RADIK_NO_DEVICE;
 }
 
-/* Take a free slot; -1 if every one is taken. */
 static int
-take_slot(void)
+slots_taken(RadikServiceControl *service)
 {
-	RadikServiceControl *control = radik_service_control;
-	int			start = MyProcPid % control->slots;
+	int			taken = 0;
 
-	for (int n = 0; n < control->slots; n++)
+	for (int i = 0; i < service->slots; i++)
+		taken += pg_atomic_read_u32(&service->slot[i].owned) != 0;
+	return taken;
+}
+
+/*
+ * Take a free slot of the ready service with the fewest taken (*service); -1 if every one is
+ * taken (*service is then the ready service with the fewest, or NULL if none is ready).
+ */
+static int
+take_slot(RadikServiceControl **service)
+{
+	bool		tried[RADIK_MAX_SERVICES] = {false};
+
+	for (;;)
 	{
-		int			i = (start + n) % control->slots;
-		uint32		expected = 0;
+		RadikServiceControl *least = NULL;
+		int			least_taken = INT_MAX;
 
-		if (pg_atomic_read_u32(&control->slot[i].owned) == 0 &&
-			pg_atomic_compare_exchange_u32(&control->slot[i].owned, &expected, 1))
-			return i;
+		for (int n = 0; n < radik_service_count; n++)
+		{
+			int			taken;
+
+			if (tried[n] || pg_atomic_read_u32(&radik_services[n]->state) != RADIK_SERVICE_READY)
+				continue;
+			taken = slots_taken(radik_services[n]);
+			if (taken < least_taken)
+			{
+				least = radik_services[n];
+				least_taken = taken;
+			}
+		}
+		if (least == NULL)
+			return -1;
+		if (*service == NULL)
+			*service = least;
+		tried[least->gpu] = true;
+		for (int k = 0; k < least->slots; k++)
+		{
+			int			i = (MyProcPid + k) % least->slots;
+			uint32		expected = 0;
+
+			if (pg_atomic_read_u32(&least->slot[i].owned) == 0 &&
+				pg_atomic_compare_exchange_u32(&least->slot[i].owned, &expected, 1))
+			{
+				*service = least;
+				return i;
+			}
+		}
 	}
-	return -1;
 }
 
 static radik_status
@@ -112,17 +173,17 @@ lost(RadikServiceSelection *selection, radik_error *err)
 static bool
 service_alive(RadikServiceSelection *selection)
 {
-	RadikServiceControl *control = radik_service_control;
+	RadikServiceControl *service = selection->service;
 
-	return pg_atomic_read_u32(&control->generation) == selection->generation &&
-		pg_atomic_read_u32(&control->state) == RADIK_SERVICE_READY;
+	return pg_atomic_read_u32(&service->generation) == selection->generation &&
+		pg_atomic_read_u32(&service->state) == RADIK_SERVICE_READY;
 }
 
 /* Wait for the answer to the slot's request; its status. */
 static radik_status
 wait_for_answer(RadikServiceSelection *selection, radik_error *err)
 {
-	RadikServiceSlot *slot = &radik_service_control->slot[selection->slot];
+	RadikServiceSlot *slot = &selection->service->slot[selection->slot];
 
 	for (;;)
 	{
@@ -146,12 +207,12 @@ wait_for_answer(RadikServiceSelection *selection, radik_error *err)
 static void
 post_request(RadikServiceSelection *selection, RadikSlotRequest request)
 {
-	RadikServiceSlot *slot = &radik_service_control->slot[selection->slot];
+	RadikServiceSlot *slot = &selection->service->slot[selection->slot];
 
 	slot->status = RADIK_OK;
 	pg_write_barrier();
 	pg_atomic_write_u32(&slot->request, request);
-	sem_post(&radik_service_control->wake);
+	sem_post(&selection->service->wake);
 }
 
 /* Before a new request: the last push answered, and the service still the same. */
@@ -183,7 +244,7 @@ radik_status
 radik_service_open(int key_bytes, uint64 k, bool wait_for_slot,
 				   RadikServiceSelection **selection, bool *busy, radik_error *err)
 {
-	RadikServiceControl *control = radik_service_control;
+	RadikServiceControl *control = NULL;
 	RadikServiceSelection *opened;
 	RadikServiceSlot *slot;
 	radik_status status;
@@ -191,20 +252,23 @@ radik_service_open(int key_bytes, uint64 k, bool wait_for_slot,
 
 	*busy = false;
 	*selection = NULL;
-	if (k > 2 * radik_service_half_entries())
+	if (k > 2 * radik_service_half_entries(radik_services[0]))
 		return refuse(err, "k is more than a GPU service slot holds");
 	if (held_slots == NULL)
 	{
-		held_slots = MemoryContextAllocZero(TopMemoryContext, control->slots * sizeof(bool));
+		held_slots = MemoryContextAllocZero(TopMemoryContext,
+											mul_size(radik_service_count * sizeof(bool),
+													 radik_services[0]->slots));
 		on_shmem_exit(abandon_slots_at_exit, (Datum) 0);
 	}
 	for (;;)
 	{
-		if (radik_service_state() != RADIK_SERVICE_READY)
-			return refuse(err, "the radik GPU service is not running");
-		i = take_slot();
+		control = NULL;
+		i = take_slot(&control);
 		if (i >= 0)
 			break;
+		if (control == NULL)
+			return refuse(err, "the radik GPU service is not running");
 		if (!wait_for_slot)
 		{
 			pg_atomic_fetch_add_u64(&control->busy, 1);
@@ -226,7 +290,8 @@ radik_service_open(int key_bytes, uint64 k, bool wait_for_slot,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory")));
 	}
-	held_slots[i] = true;
+	*held_slot(control, i) = true;
+	opened->service = control;
 	opened->slot = i;
 	opened->key_bytes = key_bytes;
 	opened->generation = pg_atomic_read_u32(&control->generation);
@@ -247,9 +312,9 @@ radik_status
 radik_service_chunk_buffer(RadikServiceSelection *selection, void **keys, uint64 **ids,
 						   size_t *capacity, radik_error *err)
 {
-	size_t		entries = radik_service_half_entries();
-	char	   *half = radik_service_slot_data(selection->slot) +
-		(Size) selection->fill_half * (radik_service_control->slot_bytes / 2);
+	size_t		entries = radik_service_half_entries(selection->service);
+	char	   *half = radik_service_slot_data(selection->service, selection->slot) +
+		(Size) selection->fill_half * (selection->service->slot_bytes / 2);
 
 	if (selection->lost)
 		return lost(selection, err);
@@ -262,7 +327,7 @@ radik_service_chunk_buffer(RadikServiceSelection *selection, void **keys, uint64
 radik_status
 radik_service_push_chunk(RadikServiceSelection *selection, size_t n, radik_error *err)
 {
-	RadikServiceSlot *slot = &radik_service_control->slot[selection->slot];
+	RadikServiceSlot *slot = &selection->service->slot[selection->slot];
 	radik_status status = settle(selection, err);
 
 	if (status != RADIK_OK)
@@ -279,7 +344,7 @@ radik_status
 radik_service_threshold(RadikServiceSelection *selection, uint64 *kth_key, int *valid,
 						radik_error *err)
 {
-	RadikServiceSlot *slot = &radik_service_control->slot[selection->slot];
+	RadikServiceSlot *slot = &selection->service->slot[selection->slot];
 	radik_status status = ask(selection, RADIK_SLOT_THRESHOLD, err);
 
 	*kth_key = slot->kth_key;
@@ -290,7 +355,7 @@ radik_service_threshold(RadikServiceSelection *selection, uint64 *kth_key, int *
 radik_status
 radik_service_finish(RadikServiceSelection *selection, uint64 *count, radik_error *err)
 {
-	RadikServiceSlot *slot = &radik_service_control->slot[selection->slot];
+	RadikServiceSlot *slot = &selection->service->slot[selection->slot];
 	radik_status status = ask(selection, RADIK_SLOT_FINISH, err);
 
 	*count = status == RADIK_OK ? slot->count : 0;
@@ -301,8 +366,8 @@ radik_status
 radik_service_result(RadikServiceSelection *selection, uint64 *keys, uint64 *ids,
 					 radik_error *err)
 {
-	RadikServiceSlot *slot = &radik_service_control->slot[selection->slot];
-	uint64	   *data = (uint64 *) radik_service_slot_data(selection->slot);
+	RadikServiceSlot *slot = &selection->service->slot[selection->slot];
+	uint64	   *data = (uint64 *) radik_service_slot_data(selection->service, selection->slot);
 	radik_status status = ask(selection, RADIK_SLOT_RESULT, err);
 
 	if (status != RADIK_OK)
@@ -321,9 +386,9 @@ radik_service_close(RadikServiceSelection *selection)
 
 	if (selection == NULL)
 		return;
-	slot = &radik_service_control->slot[selection->slot];
-	held_slots[selection->slot] = false;
+	slot = &selection->service->slot[selection->slot];
+	*held_slot(selection->service, selection->slot) = false;
 	pg_atomic_write_u32(&slot->abandoned, 1);
-	sem_post(&radik_service_control->wake);
+	sem_post(&selection->service->wake);
 	pfree(selection);
 }

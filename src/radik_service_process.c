@@ -28,7 +28,7 @@
 /* How long the process sleeps without a request before it checks that its supervisor lives. */
 #define IDLE_CHECK_SECONDS 1
 
-static RadikServiceControl *control;
+static RadikServiceControl *control;	/* this process's service */
 static radik_selection **selections;	/* per slot; NULL: none open */
 static radik_device engine_device;
 static uint32 generation;
@@ -52,8 +52,8 @@ static radik_status
 push_half(int i, radik_error *err)
 {
 	RadikServiceSlot *slot = &control->slot[i];
-	size_t		half_entries = radik_service_half_entries();
-	char	   *keys = radik_service_slot_data(i) + (Size) slot->half * (control->slot_bytes / 2);
+	size_t		half_entries = radik_service_half_entries(control);
+	char	   *keys = radik_service_slot_data(control, i) + (Size) slot->half * (control->slot_bytes / 2);
 	char	   *ids = keys + half_entries * sizeof(uint64);
 	uint64		done = 0;
 
@@ -92,7 +92,7 @@ answer(int i, RadikSlotRequest request)
 			radik_close(selections[i]);
 			selections[i] = NULL;
 			status = radik_open(engine_device, slot->key_bytes, slot->k,
-								radik_service_half_entries(), &selections[i], &err);
+								radik_service_half_entries(control), &selections[i], &err);
 			break;
 		case RADIK_SLOT_PUSH:
 			status = push_half(i, &err);
@@ -105,7 +105,7 @@ answer(int i, RadikSlotRequest request)
 			break;
 		case RADIK_SLOT_RESULT:
 			{
-				uint64	   *keys = (uint64 *) radik_service_slot_data(i);
+				uint64	   *keys = (uint64 *) radik_service_slot_data(control, i);
 
 				status = radik_result(selections[i], keys, keys + slot->count, &err);
 				break;
@@ -194,7 +194,7 @@ start_engine(char *name, size_t name_size, radik_error *err)
 	else
 		strlcpy(name, "cpu", name_size);
 
-	status = radik_open(engine_device, 8, 1, radik_service_half_entries(), &selection, err);
+	status = radik_open(engine_device, 8, 1, radik_service_half_entries(control), &selection, err);
 	if (status == RADIK_OK)
 		status = radik_chunk_buffer(selection, &keys, &ids, &capacity, err);
 	if (status == RADIK_OK)
@@ -212,13 +212,13 @@ start_engine(char *name, size_t name_size, radik_error *err)
 }
 
 void
-radik_service_process_main(int device)
+radik_service_process_main(RadikServiceControl *service, int device)
 {
 	char		name[RADIK_ERROR_MESSAGE_SIZE];
 	radik_error err;
 	radik_status status;
 
-	control = radik_service_control;
+	control = service;
 	engine_device = (radik_device) device;
 	generation = pg_atomic_read_u32(&control->generation);
 	supervisor = getppid();

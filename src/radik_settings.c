@@ -29,6 +29,7 @@ double		radik_threshold_seed_margin = 4.0;
 bool		radik_brin_ranges = true;
 bool		radik_page_cache_reads = true;
 bool		radik_service_enabled = true;
+int			radik_service_gpus = 0;
 int			radik_service_slots = 16;
 int			radik_service_slot_kb = 4096;
 int			radik_service_engine = RADIK_DEVICE_GPU;
@@ -61,6 +62,15 @@ service_settings_init(void)
 							 PGC_POSTMASTER,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("radik.service_gpus",
+							"Sets the most GPUs the GPU service uses, one service process each.",
+							"0: every GPU the server sees (CUDA_VISIBLE_DEVICES, else every GPU the NVIDIA driver lists).  With radik.service_engine = cpu, the number of services (one for 0).",
+							&radik_service_gpus,
+							0, 0, RADIK_MAX_SERVICES,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("radik.service_slots",
 							"Sets how many selections the GPU service holds at once.",

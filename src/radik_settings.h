@@ -28,6 +28,11 @@ extern double radik_threshold_seed_margin;
 extern bool radik_brin_ranges;
 extern bool radik_page_cache_reads;
 extern bool radik_service_enabled;
+extern int	radik_service_gpus;
+
+/* The most GPU services a server runs (radik.service_gpus' maximum). */
+#define RADIK_MAX_SERVICES 64
+
 extern int	radik_service_slots;
 extern int	radik_service_slot_kb;
 extern int	radik_service_engine;	/* a radik_device */

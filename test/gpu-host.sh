@@ -201,7 +201,7 @@ SQL
 			-c shared_preload_libraries=radik >>"$OUT/server.log" 2>&1 || { status=1; continue; }
 		for try in $(seq 1 100); do
 			[ "$(psql -X -At -c 'CREATE EXTENSION IF NOT EXISTS radik' \
-				-c 'SELECT state FROM radik_service_status()' 2>/dev/null | tail -1)" = ready ] && break
+				-c "SELECT string_agg(DISTINCT state, ',') FROM radik_service_status()" 2>/dev/null | tail -1)" = ready ] && break
 			sleep 0.1
 		done
 		psql -X -c 'SELECT * FROM radik_service_status()' | tee "$OUT/service-status.txt"

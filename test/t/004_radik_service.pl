@@ -8,7 +8,9 @@
 #    radik's error under gpu;
 #  - 1000 selections cancelled by statement_timeout leave no slot taken;
 #  - a k larger than a slot holds selects without the service;
-#  - not preloaded, or radik.service off: no service, and the same answers.
+#  - not preloaded, or radik.service off: no service, and the same answers;
+#  - two services (radik.service_gpus = 2, the CPU twin standing in for two GPUs): selections
+#    spread over both, and one killed, the other goes on.
 # The service runs the CPU twin here (radik.service_engine = cpu), so that all of this runs on
 # machines without a GPU; test/gpu-host.sh runs it with RADIK_SERVICE_ENGINE=gpu on a GPU, and
 # the regression suites through the service.
@@ -24,19 +26,24 @@ use Time::HiRes qw(usleep);
 use IPC::Run;
 
 my $engine = $ENV{RADIK_SERVICE_ENGINE} // 'cpu';
-my $node = PostgreSQL::Test::Cluster->new('service');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
+
+# A server with radik preloaded, radik.service_gpus services, the table and the functions.
+sub service_node
+{
+	my ($name, $gpus) = @_;
+	my $server = PostgreSQL::Test::Cluster->new($name);
+	$server->init;
+	$server->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'radik'
 radik.service_engine = $engine
+radik.service_gpus = $gpus
 radik.service_slots = 2
 radik.service_slot_size = 256kB
 max_parallel_workers_per_gather = 0
 });
-$node->start;
-
-$node->safe_psql('postgres', 'CREATE EXTENSION radik');
-$node->safe_psql('postgres', q{
+	$server->start;
+	$server->safe_psql('postgres', 'CREATE EXTENSION radik');
+	$server->safe_psql('postgres', q{
 	CREATE TABLE big AS
 		SELECT i AS id, (i::int8 * 7919 % 1000003)::float8 AS v, md5(i::text) AS note
 		FROM generate_series(1, 1000000) i;
@@ -63,7 +70,11 @@ $node->safe_psql('postgres', q{
 		EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || q INTO plan;
 		RETURN plan::text;
 	END $$;
-});
+	});
+	return $server;
+}
+
+my $node = service_node('service', 1);
 
 sub status
 {
@@ -207,6 +218,56 @@ for (1 .. 100)
 }
 is(status('slots_in_use'), '0', 'after 1000 cancelled selections every slot is free');
 is($node->safe_psql('postgres', "SELECT radik_same('$top')"), 'ok', 'and the service answers right');
+
+# Two services: selections spread over both (the backends take a slot of the one with the fewest
+# taken); one's process killed, the other answers while it starts again.  Where the services run
+# on the GPU there are as many as the host has GPUs, so this part needs the CPU engine.
+SKIP:
+{
+	skip 'two services need the CPU engine or two GPUs', 7 if $engine ne 'cpu';
+	my $two = service_node('two', 2);
+
+	# Run sql until it answers want (at most 10 s); its last answer.
+	my $poll = sub {
+		my ($sql, $want) = @_;
+		my $got = '';
+		for (1 .. 500)
+		{
+			$got = $two->safe_psql('postgres', $sql);
+			last if $got eq $want;
+			usleep(20_000);
+		}
+		return $got;
+	};
+	is($poll->("SELECT string_agg(gpu || ':' || state, ' ' ORDER BY gpu) FROM radik_service_status()",
+			'0:ready 1:ready'),
+		'0:ready 1:ready', 'radik.service_gpus = 2: two services start');
+	my $pids = $two->safe_psql('postgres',
+		'SELECT count(DISTINCT pid) FROM radik_service_status()');
+	is($pids, '2', '... each with its process');
+	$ok = IPC::Run::run(
+		[ 'pgbench', '-n', '-c', '8', '-j', '8', '-t', '10', '-f', $script, '-d',
+		  $two->connstr('postgres') ],
+		'>', \$out, '2>', \$err);
+	ok($ok, 'two services: eight concurrent sessions get PostgreSQL\'s answers') or diag($err);
+	is($two->safe_psql('postgres',
+			'SELECT count(*) FROM radik_service_status() WHERE selections > 0'),
+		'2', '... and both services took selections');
+	my $first = $two->safe_psql('postgres', 'SELECT pid FROM radik_service_status() WHERE gpu = 0');
+	kill 'KILL', $first;
+	my $answers = '';
+	for (1 .. 5)
+	{
+		$answers .= $two->safe_psql('postgres', "SELECT radik_same('$top')") . ' ';
+	}
+	is($answers, 'ok ok ok ok ok ', 'one service killed: the queries right after it are answered right');
+	is($poll->("SELECT string_agg(gpu || ':' || state || ':' || restarts, ' ' ORDER BY gpu) "
+			  . 'FROM radik_service_status()', '0:ready:1 1:ready:0'),
+		'0:ready:1 1:ready:0', 'the killed one starts again, the other was not touched');
+	like($two->safe_psql('postgres', "SELECT radik_device('$top')"), qr/GPU service/,
+		'and selections go to the services again');
+	$two->stop;
+}
 
 # radik.service off: no service, the same answers.
 $node->append_conf('postgresql.conf', "radik.service = off\n");
