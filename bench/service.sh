@@ -10,8 +10,9 @@
 # ring every time), then after pg_prewarm.  nvidia-smi is sampled twice a second; the table gives
 # the most GPU memory in use during each run.  Then the first and second query of five new
 # connections, timed by EXPLAIN ANALYZE.  In the service mode, also 64 clients selecting from a
-# 1M-row table at once (k = 100), with the service's time answering per selection.  Creates the
-# tables (--rows; 1M rows) when they are missing, and stops the server at the end.
+# 1M-row table at once (k = 100) through a service of 64 slots, with the service's time
+# answering per selection.  Creates the tables (--rows; 1M rows) when they are missing, and stops
+# the server at the end.
 #   usage: bench/service.sh --start CMD --stop CMD [--rows N] [--clients "1 32 128"]
 #              [--cold-clients "32"] [--seconds S] [--modes "service backend postgres"]
 #   e.g.:  bench/service.sh --start "bash .gpu/on-host start -c shared_buffers=16GB" \
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
 		*) echo "service.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-[ -n "$start" ] && [ -n "$stop" ] || { sed -n '2,18p' "$0" >&2; exit 2; }
+[ -n "$start" ] && [ -n "$stop" ] || { sed -n '2,19p' "$0" >&2; exit 2; }
 query="SELECT * FROM bench_service ORDER BY v DESC LIMIT 100"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -73,11 +74,14 @@ bench() {
 		"$(sort -n "$work/memory" | tail -1)"
 }
 
-# small_selections: 64 clients, ten selections each from the 1M-row table, through the service
+# small_selections: 64 clients, ten selections each from the 1M-row table, through a service
+# with a slot for each client
 small_selections() {
 	local small="SELECT * FROM bench_service_small ORDER BY v DESC LIMIT 100"
 	local before after
 	echo "$small;" >"$work/small.sql"
+	start_server -c shared_preload_libraries=radik -c radik.service=on -c radik.service_slots=64
+	psql -X -At -c "SELECT pg_prewarm('bench_service_small')" >/dev/null
 	before=$(psql -X -At -F' ' -c "SELECT sum(selections), sum(answering_ms) FROM radik_service_status()")
 	PGOPTIONS="-c max_parallel_workers_per_gather=0 -c radik.gpu_min_rows=0" \
 		pgbench -n -c 64 -j 16 -t 10 -f "$work/small.sql" >"$work/small.out" 2>&1

@@ -37,8 +37,16 @@ void		prefix##_release_cache(void);
 RADIK_BACKEND_FUNCTIONS(radik_cpu)
 RADIK_BACKEND_FUNCTIONS(radik_gpu)
 
-/* The GPU backend's side of radik_set_gpu_memory_limit. */
+/*
+ * The GPU backend's side of radik_set_gpu_memory_limit, radik_set_gpu_workspaces,
+ * radik_register_host_memory and radik_push_keys (the dispatcher feeds the CPU twin's chunk
+ * buffers itself).
+ */
 void		radik_gpu_set_memory_limit(uint64_t bytes);
+void		radik_gpu_set_workspaces(size_t count);
+radik_status radik_gpu_register_host_memory(void *ptr, size_t bytes, radik_error *err);
+radik_status radik_gpu_push_keys(void *state, const void *keys, const uint64_t *ids, size_t n,
+								 radik_error *err);
 
 /* Write a formatted message into err (NULL allowed) and return status. */
 radik_status radik_fail(radik_error *err, radik_status status, const char *fmt,...)

@@ -201,6 +201,58 @@ radik_push_chunk(radik_selection *selection, size_t n, radik_error *err)
 	return radik_backend_outcome(selection, status);
 }
 
+/* The CPU twin's radik_push_keys: through its chunk buffers. */
+static radik_status
+radik_cpu_push_keys(void *state, int key_bytes, const unsigned char *keys, const uint64_t *ids,
+					size_t n, radik_error *err)
+{
+	size_t		done = 0;
+
+	while (done < n)
+	{
+		void	   *chunk_keys;
+		uint64_t   *chunk_ids;
+		size_t		capacity;
+		size_t		size;
+		radik_status status;
+
+		status = radik_cpu_chunk_buffer(state, &chunk_keys, &chunk_ids, &capacity, err);
+		if (status != RADIK_OK)
+			return status;
+		size = n - done < capacity ? n - done : capacity;
+		memcpy(chunk_keys, keys + done * key_bytes, size * key_bytes);
+		memcpy(chunk_ids, ids + done, size * sizeof(uint64_t));
+		status = radik_cpu_push_chunk(state, size, err);
+		if (status != RADIK_OK)
+			return status;
+		done += size;
+	}
+	return RADIK_OK;
+}
+
+radik_status
+radik_push_keys(radik_selection *selection, const void *keys, const uint64_t *ids, size_t n,
+				radik_error *err)
+{
+	radik_status status;
+
+	status = radik_check_phase(selection, RADIK_PHASE_STREAMING, "radik_push_keys", err);
+	if (status != RADIK_OK)
+		return status;
+	if (selection->buffer_handed_out)
+		return radik_fail(err, RADIK_INVALID_ARGUMENT,
+						  "radik_push_keys: called between radik_chunk_buffer and radik_push_chunk");
+	if (n > 0 && (keys == NULL || ids == NULL))
+		return radik_fail(err, RADIK_INVALID_ARGUMENT,
+						  "radik_push_keys: keys and ids must not be NULL");
+	if (selection->backend_state == NULL || n == 0)
+		return RADIK_OK;
+	status = selection->device == RADIK_DEVICE_GPU ?
+		radik_gpu_push_keys(selection->backend_state, keys, ids, n, err) :
+		radik_cpu_push_keys(selection->backend_state, selection->key_bytes, keys, ids, n, err);
+	return radik_backend_outcome(selection, status);
+}
+
 radik_status
 radik_threshold(radik_selection *selection, uint64_t *kth_key, int *valid, radik_error *err)
 {
@@ -356,6 +408,21 @@ void
 radik_set_gpu_memory_limit(uint64_t bytes)
 {
 	radik_gpu_set_memory_limit(bytes);
+}
+
+void
+radik_set_gpu_workspaces(size_t count)
+{
+	radik_gpu_set_workspaces(count);
+}
+
+radik_status
+radik_register_host_memory(void *ptr, size_t bytes, radik_error *err)
+{
+	if (ptr == NULL || bytes == 0)
+		return radik_fail(err, RADIK_INVALID_ARGUMENT,
+						  "radik_register_host_memory: no memory given");
+	return radik_gpu_register_host_memory(ptr, bytes, err);
 }
 
 void

@@ -16,9 +16,10 @@
  *
  * Two ways in:
  *  - streaming (one selection fed chunk by chunk while the table is scanned): radik_open, then
- *    radik_chunk_buffer / radik_push_chunk as often as needed, radik_finish, radik_result,
- *    radik_close.  The engine keeps only the running best k between chunks; radik_threshold
- *    hands back the current k-th key so the caller can skip rows that cannot qualify.  Chunk
+ *    radik_chunk_buffer / radik_push_chunk (or radik_push_keys, from the caller's own memory) as
+ *    often as needed, radik_finish, radik_result, radik_close.  The engine keeps only the running
+ *    best k between chunks; radik_threshold hands back the current k-th key so the caller can
+ *    skip rows that cannot qualify.  Chunk
  *    buffers belong to the engine (pinned host memory for the GPU) and are reused across chunks
  *    and across selections in the same process.
  *  - batch (many independent inputs, segments of host arrays, selected at once):
@@ -116,6 +117,17 @@ radik_status radik_push_chunk(radik_selection *selection, size_t n, radik_error 
 radik_status radik_threshold(radik_selection *selection, uint64_t *kth_key, int *valid,
 							 radik_error *err);
 
+/*
+ * Submit n entries from the caller's own arrays (keys as in a chunk buffer: uint32_t or uint64_t
+ * per key_bytes), any number of them, instead of filling chunk buffers; not between
+ * radik_chunk_buffer and radik_push_chunk.  The entries are copied before the call returns, so
+ * the caller may overwrite them at once.  The GPU engine copies them to the device straight from
+ * the caller's memory (at full speed when it was registered with radik_register_host_memory);
+ * the CPU twin copies them through its chunk buffers.
+ */
+radik_status radik_push_keys(radik_selection *selection, const void *keys, const uint64_t *ids,
+							 size_t n, radik_error *err);
+
 /* Finish the selection; *count receives min(k, keys pushed). */
 radik_status radik_finish(radik_selection *selection, uint64_t *count, radik_error *err);
 
@@ -149,6 +161,23 @@ radik_status radik_select_batch(radik_device device, int key_bytes, const void *
  * radik_open.  Touches no CUDA state: it may be called before any GPU call.
  */
 void		radik_set_gpu_memory_limit(uint64_t bytes);
+
+/*
+ * Page-lock bytes of the caller's memory at ptr for the life of the process, so that the GPU reads
+ * (radik_push_keys) and writes (radik_result) it directly, as it does its own pinned buffers.
+ * For a process that feeds the engine from memory it keeps, such as the server's shared memory.
+ * RADIK_NO_DEVICE without a GPU; RADIK_DEVICE_ERROR when the memory cannot be locked (the memory
+ * then still works, at the speed of ordinary memory).
+ */
+radik_status radik_register_host_memory(void *ptr, size_t bytes, radik_error *err);
+
+/*
+ * Keep up to count GPU workspaces (a stream, device buffers and pinned chunk buffers each) between
+ * selections instead of one (the default).  Each selection open at the same time needs its own; a
+ * process that runs many at once (the GPU service) reuses them instead of allocating and freeing
+ * one per selection, which costs far more than a small selection.  Touches no CUDA state.
+ */
+void		radik_set_gpu_workspaces(size_t count);
 
 /* Give back every cached buffer and device allocation of this process (for tests and exit). */
 void		radik_release_cache(void);

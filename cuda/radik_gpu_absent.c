@@ -138,3 +138,28 @@ radik_gpu_set_memory_limit(uint64_t bytes)
 {
 	(void) bytes;
 }
+
+void
+radik_gpu_set_workspaces(size_t count)
+{
+	(void) count;
+}
+
+radik_status
+radik_gpu_register_host_memory(void *ptr, size_t bytes, radik_error *err)
+{
+	(void) ptr;
+	(void) bytes;
+	return radik_fail(err, RADIK_NO_DEVICE, "radik was built without CUDA");
+}
+
+radik_status
+radik_gpu_push_keys(void *state, const void *keys, const uint64_t *ids, size_t n,
+					radik_error *err)
+{
+	(void) state;
+	(void) keys;
+	(void) ids;
+	(void) n;
+	return radik_fail(err, RADIK_NO_DEVICE, "radik was built without CUDA");
+}

@@ -109,6 +109,7 @@ typedef struct Workspace
 	size_t		pinned_capacity;	/* entries of each pinned buffer (keys in 8-byte slots) */
 	cudaEvent_t chunk_copied[2];
 	int			chunk_pending[2];
+	cudaEvent_t caller_copied;	/* radik_push_keys: the caller's entries are on the device */
 	unsigned long long *staging;	/* pinned: segment arrays on their way to the device */
 	size_t		staging_capacity;	/* entries */
 	cudaEvent_t staging_copied;

@@ -7,9 +7,10 @@
  * selections, because cudaMalloc and cudaHostAlloc cost far more than a selection of a few
  * million keys.  Nothing is ever sized by k alone: every buffer is bounded by the rows pushed
  * (plus one chunk), so LIMIT ALL is safe.  A second selection opened while the cached workspace
- * is busy gets a private one, freed at close.  The device memory all workspaces hold is counted,
- * and capped by radik_gpu_set_memory_limit: a buffer that would pass the cap fails as out of
- * memory.
+ * is busy gets a private one, freed at close unless radik_gpu_set_workspaces keeps it as a spare
+ * (the GPU service, with many selections open at once, keeps one per slot).  The device memory
+ * all workspaces hold is counted, and capped by radik_gpu_set_memory_limit: a buffer that would
+ * pass the cap fails as out of memory.
  */
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +25,15 @@
 using namespace radik;
 
 static Workspace cached_workspace;	/* zero-initialised: no constructor runs at load time */
+
+/*
+ * Idle private workspaces kept for the next selections (radik_gpu_set_workspaces keeps up to
+ * spare_limit of them besides the cached one; none by default).
+ */
+#define MAX_SPARE_WORKSPACES 4096
+static Workspace *spare_workspaces[MAX_SPARE_WORKSPACES];
+static size_t spare_count;
+static size_t spare_limit;
 
 /*
  * The device memory this process's workspaces hold, and the most they may (0: no cap beyond
@@ -41,6 +51,7 @@ workspace_init(Workspace *ws, radik_error *err)
 	CUDA_TRY(cudaEventCreateWithFlags(&ws->chunk_copied[0], cudaEventDisableTiming));
 	CUDA_TRY(cudaEventCreateWithFlags(&ws->chunk_copied[1], cudaEventDisableTiming));
 	CUDA_TRY(cudaEventCreateWithFlags(&ws->staging_copied, cudaEventDisableTiming));
+	CUDA_TRY(cudaEventCreateWithFlags(&ws->caller_copied, cudaEventDisableTiming));
 	ws->ready = 1;
 	return RADIK_OK;
 }
@@ -89,6 +100,7 @@ workspace_free(Workspace *ws)
 	if (ws->sample_bits)
 		(void) cudaFreeHost(ws->sample_bits);
 	(void) cudaEventDestroy(ws->staging_copied);
+	(void) cudaEventDestroy(ws->caller_copied);
 	(void) cudaStreamDestroy(ws->stream);
 	(void) cudaGetLastError();
 	memset(ws, 0, sizeof(*ws));
@@ -99,7 +111,9 @@ radik::workspace_acquire(Workspace **out, radik_error *err)
 {
 	Workspace  *ws = &cached_workspace;
 
-	if (ws->in_use)
+	if (ws->in_use && spare_count > 0)
+		ws = spare_workspaces[--spare_count];
+	else if (ws->in_use)
 	{
 		ws = (Workspace *) calloc(1, sizeof(Workspace));
 		if (ws == NULL)
@@ -121,6 +135,31 @@ radik::workspace_acquire(Workspace **out, radik_error *err)
 	return RADIK_OK;
 }
 
+/* Keep an idle private workspace as a spare if there is room, else free it. */
+static void
+keep_or_free(Workspace *ws)
+{
+	if (ws->ready && spare_count < spare_limit)
+		spare_workspaces[spare_count++] = ws;
+	else
+	{
+		workspace_free(ws);
+		free(ws);
+	}
+}
+
+static void
+free_spares(void)
+{
+	while (spare_count > 0)
+	{
+		Workspace  *ws = spare_workspaces[--spare_count];
+
+		workspace_free(ws);
+		free(ws);
+	}
+}
+
 void
 radik::workspace_release(Workspace *ws)
 {
@@ -131,10 +170,7 @@ radik::workspace_release(Workspace *ws)
 	ws->chunk_pending[0] = ws->chunk_pending[1] = 0;
 	ws->in_use = 0;
 	if (ws != &cached_workspace)
-	{
-		workspace_free(ws);
-		free(ws);
-	}
+		keep_or_free(ws);
 }
 
 void
@@ -144,8 +180,7 @@ radik::workspace_release_running(Workspace *ws, cudaStream_t stream)
 	if (ws != &cached_workspace)
 	{
 		(void) cudaStreamSynchronize(stream);
-		workspace_free(ws);
-		free(ws);
+		keep_or_free(ws);
 	}
 }
 
@@ -154,14 +189,18 @@ radik::workspace_free_cache(void)
 {
 	if (!cached_workspace.in_use)
 		workspace_free(&cached_workspace);
+	free_spares();
 }
 
 void
 radik::workspace_trim_cache(void)
 {
-	if (device_bytes_limit > 0 && device_bytes_held > device_bytes_limit &&
-		!cached_workspace.in_use)
-		workspace_free(&cached_workspace);
+	if (device_bytes_limit > 0 && device_bytes_held > device_bytes_limit)
+	{
+		free_spares();
+		if (!cached_workspace.in_use)
+			workspace_free(&cached_workspace);
+	}
 }
 
 radik_status
@@ -321,6 +360,25 @@ RADIK_EXPORT void
 radik_gpu_set_memory_limit(uint64_t bytes)
 {
 	device_bytes_limit = bytes;
+}
+
+RADIK_EXPORT void
+radik_gpu_set_workspaces(size_t count)
+{
+	spare_limit = count < 1 ? 0 : count - 1 > MAX_SPARE_WORKSPACES ? MAX_SPARE_WORKSPACES :
+		count - 1;
+}
+
+/*
+ * Registered memory is never unregistered: the caller keeps it for the life of the process, and
+ * the process's end unlocks it.
+ */
+RADIK_EXPORT radik_status
+radik_gpu_register_host_memory(void *ptr, size_t bytes, radik_error *err)
+{
+	STATUS_TRY(radik_gpu_probe(NULL, 0, err));
+	CUDA_TRY(cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
+	return RADIK_OK;
 }
 
 RADIK_EXPORT void

@@ -2,7 +2,8 @@
  * radik_gpu_stream.cu
  *	  The streaming selection on the GPU (radik_open ... radik_close): one selection fed chunk by
  *	  chunk while the caller scans its table.  Chunks are copied asynchronously from the pinned
- *	  buffer the caller filled while the caller fills the other one.  Rows accumulate on the
+ *	  buffer the caller filled while the caller fills the other one, or straight from the caller's
+ *	  own memory (radik_push_keys, which waits for its copy).  Rows accumulate on the
  *	  device until they reach k + max(k, chunk), then one selection cuts them back to the best k
  *	  (so each row is selected a constant number of times, whatever k is).  The threshold forces
  *	  that cut and reads back the k-th key.
@@ -148,6 +149,44 @@ radik_gpu_push_chunk(void *state, size_t n, radik_error *err)
 	/* cut back once the rows reach k + max(k, chunk): each row is selected over O(1) times */
 	if (sel->count > sel->k && sel->count - sel->k >= slack)
 		STATUS_TRY(compact_any(sel, err));
+	return RADIK_OK;
+}
+
+/*
+ * The caller's entries go to the device in pieces of a chunk buffer's size, each cut back as a
+ * pushed chunk is; the call returns once the last piece is copied, leaving its cut to run.
+ */
+RADIK_EXPORT radik_status
+radik_gpu_push_keys(void *state, const void *keys, const uint64_t *ids, size_t n,
+					radik_error *err)
+{
+	GpuSelection *sel = (GpuSelection *) state;
+	Workspace  *ws = sel->ws;
+	const size_t kb = (size_t) sel->key_bytes;
+	const uint64_t slack = sel->k > sel->chunk_capacity ? sel->k : sel->chunk_capacity;
+	size_t		done = 0;
+
+	while (done < n)
+	{
+		const size_t piece = n - done < sel->chunk_capacity ? n - done : sel->chunk_capacity;
+		const uint64_t needed = sel->count + piece;
+
+		STATUS_TRY(buffer_reserve(&ws->work_keys, needed * kb, sel->count * kb, ws->stream, err));
+		STATUS_TRY(buffer_reserve(&ws->work_ids, needed * sizeof(uint64_t),
+								  sel->count * sizeof(uint64_t), ws->stream, err));
+		CUDA_TRY(cudaMemcpyAsync((char *) ws->work_keys.ptr + sel->count * kb,
+								 (const char *) keys + done * kb, piece * kb,
+								 cudaMemcpyHostToDevice, ws->stream));
+		CUDA_TRY(cudaMemcpyAsync((uint64_t *) ws->work_ids.ptr + sel->count, ids + done,
+								 piece * sizeof(uint64_t), cudaMemcpyHostToDevice, ws->stream));
+		sel->count = needed;
+		done += piece;
+		if (done == n)
+			CUDA_TRY(cudaEventRecord(ws->caller_copied, ws->stream));
+		if (sel->count > sel->k && sel->count - sel->k >= slack)
+			STATUS_TRY(compact_any(sel, err));
+	}
+	CUDA_TRY(cudaEventSynchronize(ws->caller_copied));
 	return RADIK_OK;
 }
 

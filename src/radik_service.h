@@ -11,13 +11,12 @@
  *
  * There is one service process per GPU the server sees (radik.service_gpus), each with its own
  * slots; a backend takes a slot of the one with the fewest taken.  The supervisor never touches
- * CUDA.  The service process is its child, not the postmaster's: when
- * it dies, even by kill -9, the supervisor notices, bumps the generation (the backends whose
- * selections it held find their answer lost and select again on the CPU under radik.device =
- * auto), and starts a new one; a background worker dying by a signal would make the postmaster
- * restart the whole server.  The service process calls nothing of PostgreSQL that could raise an
- * error or take a lock: it reads and writes the slots with atomics and wakes backends with
- * SetLatch, and it ends with _exit.
+ * CUDA.  The service process is its child, not the postmaster's: when it dies, even by kill -9, the
+ * supervisor notices, bumps the generation (the backends whose selections it held find their answer
+ * lost and select again on the CPU under radik.device = auto), and starts a new one; a background
+ * worker dying by a signal would make the postmaster restart the whole server.  The service process
+ * calls nothing of PostgreSQL that could raise an error or take a lock: it reads and writes the
+ * slots with atomics and wakes backends with SetLatch, and it ends with _exit.
  *
  * Protocol of a slot: a backend takes a free slot (owned 0 -> 1), writes a request's arguments,
  * then the request (release), and posts the service's semaphore; the service answers in the

@@ -11,10 +11,12 @@
  * set back to idle, and the supervisor's new generation makes every unanswered request lost.
  *
  * Selections run one request at a time, in slot order; each has its own engine selection (the
- * engine gives a second open selection a workspace of its own), so a long selection does not hold
- * the others back between its requests.  A GPU error other than running out of memory ends the
- * process after its answer (RADIK_SERVICE_EXIT_RESET): the next one starts with a fresh context,
- * which is the only cure for CUDA's sticky errors.
+ * engine gives a second open selection a workspace of its own, and keeps one per slot between
+ * selections), so a long selection does not hold the others back between its requests.  The slots'
+ * memory is page-locked for the GPU, which copies pushed keys out of a slot and results into it
+ * with no copy through the engine's own buffers.  A GPU error other than running out of memory ends
+ * the process after its answer (RADIK_SERVICE_EXIT_RESET): the next one starts with a fresh
+ * context, which is the only cure for CUDA's sticky errors.
  */
 #include "postgres.h"
 
@@ -47,36 +49,15 @@ copy_error(RadikServiceSlot *slot, radik_status status, const radik_error *err)
 	}
 }
 
-/* Hand the n entries of the slot's half to the engine, in pieces as large as its buffer. */
+/* Hand the entries of the slot's half to the engine, which copies them from there. */
 static radik_status
 push_half(int i, radik_error *err)
 {
 	RadikServiceSlot *slot = &control->slot[i];
-	size_t		half_entries = radik_service_half_entries(control);
 	char	   *keys = radik_service_slot_data(control, i) + (Size) slot->half * (control->slot_bytes / 2);
-	char	   *ids = keys + half_entries * sizeof(uint64);
-	uint64		done = 0;
+	uint64	   *ids = (uint64 *) (keys + radik_service_half_entries(control) * sizeof(uint64));
 
-	while (done < slot->entries)
-	{
-		void	   *engine_keys;
-		uint64_t   *engine_ids;
-		size_t		capacity;
-		size_t		n;
-		radik_status status;
-
-		status = radik_chunk_buffer(selections[i], &engine_keys, &engine_ids, &capacity, err);
-		if (status != RADIK_OK)
-			return status;
-		n = Min(capacity, slot->entries - done);
-		memcpy(engine_keys, keys + done * slot->key_bytes, n * slot->key_bytes);
-		memcpy(engine_ids, ids + done * sizeof(uint64), n * sizeof(uint64));
-		status = radik_push_chunk(selections[i], n, err);
-		if (status != RADIK_OK)
-			return status;
-		done += n;
-	}
-	return RADIK_OK;
+	return radik_push_keys(selections[i], keys, ids, slot->entries, err);
 }
 
 static void
@@ -170,6 +151,23 @@ serve_slots(void)
 }
 
 /*
+ * Page-lock the slots' memory (whole pages of the server's shared memory around it), so that the
+ * GPU copies keys out of a slot and results into it directly.  Should the driver refuse, the
+ * copies still work, through its own staging buffers.
+ */
+static void
+register_slots(void)
+{
+	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
+	uintptr_t	start = (uintptr_t) control->data & ~(page - 1);
+	uintptr_t	end = ((uintptr_t) control->data + (Size) control->slots * control->slot_bytes +
+					   page - 1) & ~(page - 1);
+	radik_error err;
+
+	(void) radik_register_host_memory((void *) start, end - start, &err);
+}
+
+/*
  * Start the engine: probe the GPU (the CUDA context) and run one tiny selection, so that the
  * workspace of a slot's chunks is made before the first backend asks.
  */
@@ -226,6 +224,8 @@ radik_service_process_main(RadikServiceControl *service, int device)
 	if (selections == NULL)
 		_exit(RADIK_SERVICE_EXIT_RESET);
 
+	/* every slot may hold an open selection, each with its own workspace: keep them all */
+	radik_set_gpu_workspaces(control->slots);
 	status = start_engine(name, sizeof(name), &err);
 	if (status != RADIK_OK)
 	{
@@ -233,6 +233,8 @@ radik_service_process_main(RadikServiceControl *service, int device)
 		pg_write_barrier();
 		_exit(status == RADIK_NO_DEVICE ? RADIK_SERVICE_EXIT_ABSENT : RADIK_SERVICE_EXIT_RESET);
 	}
+	if (engine_device == RADIK_DEVICE_GPU)
+		register_slots();
 	strlcpy(control->device, name, sizeof(control->device));
 	pg_write_barrier();
 	pg_atomic_write_u32(&control->state, RADIK_SERVICE_READY);

@@ -720,7 +720,9 @@ typedef enum chunking
 	CHUNK_FULL,					/* as much as the chunk buffer holds */
 	CHUNK_RANDOM_SMALL,			/* random sizes from 1 to 64 */
 	CHUNK_RANDOM,				/* random sizes from 0 to the capacity */
-	CHUNK_SINGLE				/* one entry per push */
+	CHUNK_SINGLE,				/* one entry per push */
+	CHUNK_CALLER				/* the caller's own arrays (radik_push_keys), any length,
+								 * mixed with random chunk buffers */
 } chunking;
 
 /* A finished selection's answer. */
@@ -768,6 +770,34 @@ next_chunk_size(chunking mode, size_t capacity, size_t left)
 	if (size > capacity)
 		size = capacity;
 	return size < left ? size : left;
+}
+
+/*
+ * Push keys[0..n) with ids first_id + i from arrays of the caller's (keys at the selection's
+ * width), then scribble over those arrays: the engine must have copied them already.
+ */
+static radik_status
+push_from_caller(radik_selection *selection, int key_bytes, const uint64_t *keys,
+				 uint64_t first_id, size_t n, radik_error *err)
+{
+	void	   *caller_keys = checked_malloc(n * sizeof(uint64_t) + 1);
+	uint64_t   *caller_ids = checked_malloc(n * sizeof(uint64_t) + 1);
+	radik_status status;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		if (key_bytes == 4)
+			((uint32_t *) caller_keys)[i] = (uint32_t) keys[i];
+		else
+			((uint64_t *) caller_keys)[i] = keys[i];
+		caller_ids[i] = first_id + i;
+	}
+	status = radik_push_keys(selection, caller_keys, caller_ids, n, err);
+	memset(caller_keys, 0, n * (size_t) key_bytes);
+	memset(caller_ids, 0xff, n * sizeof(uint64_t));
+	free(caller_keys);
+	free(caller_ids);
+	return status;
 }
 
 /*
@@ -853,6 +883,20 @@ run_streaming(radik_device device, int key_bytes, const uint64_t *keys, size_t n
 		size_t		size;
 		size_t		i;
 
+		if (mode == CHUNK_CALLER && rng_below(2) == 0)
+		{
+			/* up to two and a half chunk buffers' worth, to cross the engine's own pieces */
+			size_t		most = 2 * tested_chunk_capacity + tested_chunk_capacity / 2;
+
+			size = (size_t) rng_below((n - pushed < most ? n - pushed : most) + 1);
+			if (push_from_caller(selection, key_bytes, keys + pushed, ID_BASE + pushed, size,
+								 &err) != RADIK_OK)
+			{
+				case_failed("%s: radik_push_keys: %s", what, err.message);
+				goto fail;
+			}
+			goto pushed_size;
+		}
 		status = radik_chunk_buffer(selection, &chunk_keys, &chunk_ids, &capacity, &err);
 		if (status != RADIK_OK)
 		{
@@ -864,7 +908,7 @@ run_streaming(radik_device device, int key_bytes, const uint64_t *keys, size_t n
 			case_failed("%s: radik_chunk_buffer gave a capacity of 0", what);
 			goto fail;
 		}
-		size = next_chunk_size(mode, capacity, n - pushed);
+		size = next_chunk_size(mode == CHUNK_CALLER ? CHUNK_RANDOM : mode, capacity, n - pushed);
 		for (i = 0; i < size; i++)
 		{
 			if (key_bytes == 4)
@@ -879,6 +923,7 @@ run_streaming(radik_device device, int key_bytes, const uint64_t *keys, size_t n
 			case_failed("%s: radik_push_chunk: %d %s", what, (int) status, err.message);
 			goto fail;
 		}
+pushed_size:
 		if (heap.items != NULL)
 			for (i = 0; i < size; i++)
 				kth_heap_add(&heap, keys[pushed + i]);
@@ -1112,7 +1157,7 @@ test_small_inputs(void)
 				uint64_t	ks[16];
 				int			k_count = interesting_ks(n, ks);
 				int			descending = (int) rng_below(2);
-				chunking	mode = (chunking) rng_below(4);
+				chunking	mode = (chunking) rng_below(5);
 				char		label[128];
 
 				make_keys(type, (key_distribution) dist, descending, keys, n);
@@ -1565,6 +1610,8 @@ test_api_rules(radik_device device, const char *device_label)
 		EXPECT(radik_chunk_buffer(selection, &keys, &ids, &capacity, &err) == RADIK_OK &&
 			   capacity >= 3);
 		EXPECT(radik_push_chunk(selection, capacity + 1, &err) == RADIK_INVALID_ARGUMENT);
+		EXPECT(radik_push_keys(selection, result_keys, result_ids, 1, &err) ==
+			   RADIK_INVALID_ARGUMENT);	/* a chunk buffer is out */
 		EXPECT(radik_threshold(selection, &kth, &valid, &err) == RADIK_OK && valid == 0);
 		EXPECT(radik_threshold(selection, NULL, &valid, &err) == RADIK_INVALID_ARGUMENT);
 		((uint32_t *) keys)[0] = 30;
@@ -1575,6 +1622,8 @@ test_api_rules(radik_device device, const char *device_label)
 		ids[2] = 102;
 		EXPECT(radik_push_chunk(selection, 3, &err) == RADIK_OK);
 		EXPECT(radik_push_chunk(selection, 0, &err) == RADIK_INVALID_ARGUMENT);	/* no buffer */
+		EXPECT(radik_push_keys(selection, NULL, result_ids, 1, &err) == RADIK_INVALID_ARGUMENT);
+		EXPECT(radik_push_keys(selection, NULL, NULL, 0, &err) == RADIK_OK);
 		EXPECT(radik_threshold(selection, &kth, &valid, &err) == RADIK_OK && valid == 1 &&
 			   kth == 20);
 		EXPECT(radik_finish(selection, NULL, &err) == RADIK_INVALID_ARGUMENT);
@@ -1656,6 +1705,140 @@ test_api_rules(radik_device device, const char *device_label)
  * Main: parse flags, probe the GPU, run every group.
  */
 static void
+test_caller_arrays(void)
+{
+	static const char *const types[] = {"int4", "int8", "float4", "float8"};
+	size_t		capacity = tested_chunk_capacity;
+
+	group_begin("entries pushed from the caller's own arrays, mixed with chunk buffers");
+	for (size_t t = 0; t < LENGTH(types); t++)
+	{
+		const key_type *type = find_key_type(types[t]);
+		size_t		n = 3 * capacity + 17;
+		uint64_t   *keys = checked_malloc(n * sizeof(uint64_t));
+		uint64_t	ks[] = {1, 100, capacity + 5, n};
+		key_distribution dist = (key_distribution) rng_below(DIST_COUNT);
+		char		label[128];
+
+		make_keys(type, dist, (int) rng_below(2), keys, n);
+		snprintf(label, sizeof(label), "%s %s from the caller", type->name,
+				 distribution_names[dist]);
+		check_input(label, type->key_bytes, keys, n, ks, (int) LENGTH(ks), CHUNK_CALLER, 1);
+		free(keys);
+	}
+	group_end();
+}
+
+/*
+ * What the GPU service does: many selections open at once, their pushes interleaved, each from
+ * memory of the caller's that is registered with the GPU where there is one, and the workspaces
+ * of some of them kept between rounds.  Every answer is checked against the reference.
+ */
+static void
+test_many_open(radik_device device, const char *device_label)
+{
+	enum
+	{
+		OPEN = 12, ROUNDS = 3, KEPT = 8, PIECES = 5
+	};
+	const size_t n = 200000;
+	const size_t piece = n / PIECES;
+	uint64_t   *region;
+	uint64_t   *sorted[OPEN];
+	unsigned char *seen = calloc(n, 1);
+	radik_error err;
+	char		name[128];
+
+	snprintf(name, sizeof(name), "%s: %d selections open at once, pushed from the caller's memory%s",
+			 device_label, OPEN, device == RADIK_DEVICE_GPU ? " (registered)" : "");
+	group_begin(name);
+	if (seen == NULL || posix_memalign((void **) &region, 4096, 2 * OPEN * n * sizeof(uint64_t)) != 0)
+		abort();
+	for (int s = 0; s < OPEN; s++)
+	{
+		make_keys(find_key_type("float8"), (key_distribution) (s % DIST_COUNT), s & 1,
+				  region + (size_t) s * n, n);
+		sorted[s] = checked_malloc(n * sizeof(uint64_t));
+		memcpy(sorted[s], region + (size_t) s * n, n * sizeof(uint64_t));
+		qsort(sorted[s], n, sizeof(uint64_t), compare_keys_qsort);
+		for (size_t i = 0; i < n; i++)
+			region[(size_t) (OPEN + s) * n + i] = ID_BASE + i;
+	}
+	if (device == RADIK_DEVICE_GPU)
+	{
+		radik_status status = radik_register_host_memory(region, 2 * OPEN * n * sizeof(uint64_t),
+														 &err);
+
+		if (status == RADIK_OK)
+			case_passed();
+		else
+			case_failed("radik_register_host_memory: %d %s", (int) status, err.message);
+		radik_set_gpu_workspaces(KEPT);
+	}
+	for (int round = 0; round < ROUNDS; round++)
+	{
+		radik_selection *open[OPEN] = {NULL};
+		uint64_t	ks[OPEN];
+		int			ok = 1;
+
+		for (int s = 0; s < OPEN && ok; s++)
+		{
+			ks[s] = s == 0 ? n + 1 : 1 + rng_below(s % 3 == 0 ? n : 1000);
+			if (radik_open(device, 8, ks[s], piece, &open[s], &err) != RADIK_OK)
+			{
+				case_failed("round %d: radik_open %d: %s", round, s, err.message);
+				ok = 0;
+			}
+		}
+		for (int p = 0; p < PIECES && ok; p++)
+			for (int s = 0; s < OPEN && ok; s++)
+				if (radik_push_keys(open[s], region + (size_t) s * n + p * piece,
+									region + (size_t) (OPEN + s) * n + p * piece, piece,
+									&err) != RADIK_OK)
+				{
+					case_failed("round %d: radik_push_keys %d: %s", round, s, err.message);
+					ok = 0;
+				}
+		for (int s = 0; s < OPEN && ok; s++)
+		{
+			answer		got = {0, NULL, NULL};
+			char		what[128];
+
+			snprintf(what, sizeof(what), "%s round %d selection %d k=%" PRIu64, device_label,
+					 round, s, ks[s]);
+			if (radik_finish(open[s], &got.count, &err) != RADIK_OK)
+			{
+				case_failed("%s: radik_finish: %s", what, err.message);
+				ok = 0;
+				break;
+			}
+			got.keys = checked_malloc(got.count * sizeof(uint64_t));
+			got.ids = checked_malloc(got.count * sizeof(uint64_t));
+			if (radik_result(open[s], got.keys, got.ids, &err) != RADIK_OK)
+			{
+				case_failed("%s: radik_result: %s", what, err.message);
+				ok = 0;
+			}
+			else if (!check_answer(region + (size_t) s * n, n, ks[s], sorted[s], ID_BASE, &got,
+								   seen, what))
+				ok = 0;
+			answer_free(&got);
+		}
+		for (int s = 0; s < OPEN; s++)
+			radik_close(open[s]);
+		if (ok)
+			case_passed();
+	}
+	if (device == RADIK_DEVICE_GPU)
+		radik_set_gpu_workspaces(1);
+	for (int s = 0; s < OPEN; s++)
+		free(sorted[s]);
+	free(seen);
+	group_end();
+	/* the registered region stays allocated: it is locked for the life of the process */
+}
+
+static void
 run_device_groups(void)
 {
 	test_small_inputs();
@@ -1663,6 +1846,11 @@ run_device_groups(void)
 	test_small_chunks();
 	test_large_sorted_answers();
 	test_thresholds();
+	test_caller_arrays();
+	if (test_cpu)
+		test_many_open(RADIK_DEVICE_CPU, "cpu");
+	if (test_gpu)
+		test_many_open(RADIK_DEVICE_GPU, "gpu");
 	if (test_cpu)
 		test_chunk_boundaries(cpu_chunk_capacity);
 	if (test_gpu && (!test_cpu || gpu_chunk_capacity != cpu_chunk_capacity))
