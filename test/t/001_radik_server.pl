@@ -18,6 +18,10 @@ use Test::More;
 use Time::HiRes qw(time usleep);
 use IPC::Run;
 
+use FindBin;
+use lib $FindBin::RealBin;
+use RadikCompare;
+
 my $node = PostgreSQL::Test::Cluster->new('radik');
 $node->init;
 $node->append_conf('postgresql.conf', "shared_preload_libraries = 'radik'\n");
@@ -30,29 +34,8 @@ $node->safe_psql('postgres', q{
 		SELECT i AS id, (i::int8 * 7919 % 1000003)::float8 AS v
 		FROM generate_series(1, 2000000) i;
 	ANALYZE slow;
-	-- radik's answer (force) and PostgreSQL's, as text, in one session
-	CREATE FUNCTION radik_same(q text) RETURNS text LANGUAGE plpgsql AS $$
-	DECLARE
-		got text;
-		want text;
-		line text;
-		used boolean := false;
-	BEGIN
-		PERFORM set_config('radik.force', 'on', true);
-		FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-			used := used OR line LIKE '%Custom Scan (RadiK Top-K)%';
-		END LOOP;
-		IF NOT used THEN
-			RETURN 'radik not used';
-		END IF;
-		EXECUTE format('SELECT string_agg(s::text, '' '') FROM (%s) s', q) INTO got;
-		PERFORM set_config('radik.enabled', 'off', true);
-		EXECUTE format('SELECT string_agg(s::text, '' '') FROM (%s) s', q) INTO want;
-		PERFORM set_config('radik.enabled', 'on', true);
-		RETURN CASE WHEN got IS NOT DISTINCT FROM want THEN 'ok'
-					ELSE format('radik %s, postgres %s', got, want) END;
-	END $$;
 });
+$node->safe_psql('postgres', $radik_same_function);
 
 my $top = 'SELECT id, v FROM slow WHERE id % 1000 = 3 ORDER BY v DESC, id LIMIT 7';
 my $slow = q{SELECT id FROM slow WHERE md5(md5(md5(md5(v::text)))) > 'f' ORDER BY v LIMIT 3};

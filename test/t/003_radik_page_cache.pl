@@ -20,6 +20,10 @@ use Test::More;
 use Time::HiRes qw(time);
 use IPC::Run;
 
+use FindBin;
+use lib $FindBin::RealBin;
+use RadikCompare;
+
 my $node = PostgreSQL::Test::Cluster->new('radik_page_cache');
 $node->init(extra => ['--data-checksums']);
 $node->append_conf(
@@ -45,20 +49,6 @@ $node->safe_psql('postgres', q{
 	CHECKPOINT;
 	CREATE TABLE small AS SELECT * FROM pc WHERE id <= 1000;
 	VACUUM ANALYZE small;
-	-- radik's answer (force) and PostgreSQL's in the caller's snapshot: 'ok', or both answers
-	CREATE FUNCTION radik_same(q text) RETURNS text LANGUAGE plpgsql AS $$
-	DECLARE
-		got text;
-		want text;
-	BEGIN
-		PERFORM set_config('radik.force', 'on', true);
-		EXECUTE format('SELECT string_agg(s::text, '' '') FROM (%s) s', q) INTO got;
-		PERFORM set_config('radik.enabled', 'off', true);
-		EXECUTE format('SELECT string_agg(s::text, '' '') FROM (%s) s', q) INTO want;
-		PERFORM set_config('radik.enabled', 'on', true);
-		RETURN CASE WHEN got IS NOT DISTINCT FROM want THEN 'ok'
-					ELSE format('radik %s, postgres %s', got, want) END;
-	END $$;
 	-- the pages radik copied from the page cache running q (0 when EXPLAIN shows none)
 	CREATE FUNCTION pages_copied(q text) RETURNS int8 LANGUAGE plpgsql AS $$
 	DECLARE
@@ -79,6 +69,7 @@ $node->safe_psql('postgres', q{
 		RETURN copied;
 	END $$;
 });
+$node->safe_psql('postgres', $radik_same_function);
 
 my $pages = $node->safe_psql('postgres', "SELECT pg_relation_size('pc') / 8192");
 # (the load and VACUUM left most of the table in shared buffers)

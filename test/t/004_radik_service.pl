@@ -25,6 +25,10 @@ use Test::More;
 use Time::HiRes qw(usleep);
 use IPC::Run;
 
+use FindBin;
+use lib $FindBin::RealBin;
+use RadikCompare;
+
 my $engine = $ENV{RADIK_SERVICE_ENGINE} // 'cpu';
 
 # A server with radik preloaded, radik.service_gpus services, the table and the functions.
@@ -48,20 +52,7 @@ max_parallel_workers_per_gather = 0
 		SELECT i AS id, (i::int8 * 7919 % 1000003)::float8 AS v, md5(i::text) AS note
 		FROM generate_series(1, 1000000) i;
 	ANALYZE big;
-	-- radik's answer (force) and PostgreSQL's, as text, in one session; and where radik selected
-	CREATE FUNCTION radik_same(q text) RETURNS text LANGUAGE plpgsql AS $$
-	DECLARE
-		got text;
-		want text;
-	BEGIN
-		PERFORM set_config('radik.force', 'on', true);
-		EXECUTE format('SELECT string_agg(s::text, '' '') FROM (%s) s', q) INTO got;
-		PERFORM set_config('radik.enabled', 'off', true);
-		EXECUTE format('SELECT string_agg(s::text, '' '') FROM (%s) s', q) INTO want;
-		PERFORM set_config('radik.enabled', 'on', true);
-		RETURN CASE WHEN got IS NOT DISTINCT FROM want THEN 'ok'
-					ELSE format('radik %s, postgres %s', got, want) END;
-	END $$;
+	-- where radik selected
 	CREATE FUNCTION radik_device(q text) RETURNS text LANGUAGE plpgsql AS $$
 	DECLARE
 		plan json;
@@ -71,6 +62,7 @@ max_parallel_workers_per_gather = 0
 		RETURN plan::text;
 	END $$;
 	});
+	$server->safe_psql('postgres', $radik_same_function);
 	return $server;
 }
 
