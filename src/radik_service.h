@@ -22,8 +22,10 @@
  * then the request (release), and posts the service's semaphore; the service answers in the
  * slot and sets the request back to idle (release), then the owner's latch.  One request at a
  * time per slot; the keys of a push are in one of the slot's two halves, so the backend fills the
- * other meanwhile.  A backend done with a slot, or leaving on an error, sets abandoned; the service
- * then closes the slot's selection and frees it.
+ * other meanwhile.  A backend done with a slot and every request answered frees it (owned 0): the
+ * service closes the selection left in it at the slot's next open.  A backend leaving with a
+ * request in flight (an error, a cancel) sets abandoned instead; the service then closes the
+ * slot's selection and frees it.
  */
 #ifndef RADIK_SERVICE_H
 #define RADIK_SERVICE_H

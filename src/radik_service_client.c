@@ -5,9 +5,10 @@
  *
  * The backend writes its keys straight into the slot's halves, one half filled while the service
  * takes the other, and waits for each answer on its latch, so a cancel or a terminate is served
- * while it waits.  Leaving a selection, normally or on an error, abandons the slot without
- * waiting: the service frees it once any request in flight is done.  A slot is also abandoned
- * when the backend exits holding one.  A selection whose service process died, or whose service
+ * while it waits.  Leaving a selection with every request answered gives the slot back at once;
+ * leaving it with a request in flight (an error, a cancel) abandons the slot without waiting: the
+ * service frees it once that request is done.  A slot is also abandoned when the backend exits
+ * holding one.  A selection whose service process died, or whose service
  * stopped, answers RADIK_DEVICE_ERROR: radik_feed.c then selects again on the CPU under
  * radik.device = auto.
  */
@@ -388,7 +389,20 @@ radik_service_close(RadikServiceSelection *selection)
 		return;
 	slot = &selection->service->slot[selection->slot];
 	*held_slot(selection->service, selection->slot) = false;
-	pg_atomic_write_u32(&slot->abandoned, 1);
-	sem_post(&selection->service->wake);
+	if (!selection->lost && !selection->push_pending &&
+		pg_atomic_read_u32(&slot->request) == RADIK_SLOT_IDLE)
+	{
+		/*
+		 * Every request answered: the slot is given back at once.  The service closes the engine
+		 * selection left in it when the slot's next owner opens one.
+		 */
+		pg_memory_barrier();
+		pg_atomic_write_u32(&slot->owned, 0);
+	}
+	else
+	{
+		pg_atomic_write_u32(&slot->abandoned, 1);
+		sem_post(&selection->service->wake);
+	}
 	pfree(selection);
 }
