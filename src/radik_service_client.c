@@ -8,9 +8,8 @@
  * while it waits.  Leaving a selection with every request answered gives the slot back at once;
  * leaving it with a request in flight (an error, a cancel) abandons the slot without waiting: the
  * service frees it once that request is done.  A slot is also abandoned when the backend exits
- * holding one.  A selection whose service process died, or whose service
- * stopped, answers RADIK_DEVICE_ERROR: radik_feed.c then selects again on the CPU under
- * radik.device = auto.
+ * holding one.  A selection whose service process died, or whose service stopped, answers
+ * RADIK_DEVICE_ERROR: radik_feed.c then selects again on the CPU under radik.device = auto.
  */
 #include "postgres.h"
 
