@@ -365,8 +365,10 @@ radik_gpu_set_memory_limit(uint64_t bytes)
 RADIK_EXPORT void
 radik_gpu_set_workspaces(size_t count)
 {
-	spare_limit = count < 1 ? 0 : count - 1 > MAX_SPARE_WORKSPACES ? MAX_SPARE_WORKSPACES :
-		count - 1;
+	/* the cached workspace is the first of count */
+	spare_limit = count > 1 ? count - 1 : 0;
+	if (spare_limit > MAX_SPARE_WORKSPACES)
+		spare_limit = MAX_SPARE_WORKSPACES;
 }
 
 /*

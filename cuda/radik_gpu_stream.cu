@@ -123,33 +123,47 @@ compact_any(GpuSelection *sel, radik_error *err)
 	return sel->key_bytes == 4 ? compact<uint32_t>(sel, err) : compact<uint64_t>(sel, err);
 }
 
+/*
+ * Append n entries at host memory keys/ids to the device's rows (an asynchronous copy, after
+ * which copied is recorded), then cut back once the rows reach k + max(k, chunk): each row is
+ * selected over O(1) times.
+ */
+static radik_status
+append_rows(GpuSelection *sel, const void *keys, const uint64_t *ids, size_t n,
+			cudaEvent_t copied, radik_error *err)
+{
+	Workspace  *ws = sel->ws;
+	const size_t kb = (size_t) sel->key_bytes;
+	const uint64_t needed = sel->count + n;
+	const uint64_t slack = sel->k > sel->chunk_capacity ? sel->k : sel->chunk_capacity;
+
+	STATUS_TRY(buffer_reserve(&ws->work_keys, needed * kb, sel->count * kb, ws->stream, err));
+	STATUS_TRY(buffer_reserve(&ws->work_ids, needed * sizeof(uint64_t),
+							  sel->count * sizeof(uint64_t), ws->stream, err));
+	CUDA_TRY(cudaMemcpyAsync((char *) ws->work_keys.ptr + sel->count * kb, keys, n * kb,
+							 cudaMemcpyHostToDevice, ws->stream));
+	CUDA_TRY(cudaMemcpyAsync((uint64_t *) ws->work_ids.ptr + sel->count, ids,
+							 n * sizeof(uint64_t), cudaMemcpyHostToDevice, ws->stream));
+	CUDA_TRY(cudaEventRecord(copied, ws->stream));
+	sel->count = needed;
+	if (sel->count > sel->k && sel->count - sel->k >= slack)
+		STATUS_TRY(compact_any(sel, err));
+	return RADIK_OK;
+}
+
 RADIK_EXPORT radik_status
 radik_gpu_push_chunk(void *state, size_t n, radik_error *err)
 {
 	GpuSelection *sel = (GpuSelection *) state;
 	Workspace  *ws = sel->ws;
 	const int	i = sel->current;
-	const size_t kb = (size_t) sel->key_bytes;
-	const uint64_t needed = sel->count + n;
-	const uint64_t slack = sel->k > sel->chunk_capacity ? sel->k : sel->chunk_capacity;
 
 	if (n == 0)
 		return RADIK_OK;
-	STATUS_TRY(buffer_reserve(&ws->work_keys, needed * kb, sel->count * kb, ws->stream, err));
-	STATUS_TRY(buffer_reserve(&ws->work_ids, needed * sizeof(uint64_t),
-							  sel->count * sizeof(uint64_t), ws->stream, err));
-	CUDA_TRY(cudaMemcpyAsync((char *) ws->work_keys.ptr + sel->count * kb, ws->pinned_keys[i],
-							 n * kb, cudaMemcpyHostToDevice, ws->stream));
-	CUDA_TRY(cudaMemcpyAsync((uint64_t *) ws->work_ids.ptr + sel->count, ws->pinned_ids[i],
-							 n * sizeof(uint64_t), cudaMemcpyHostToDevice, ws->stream));
-	CUDA_TRY(cudaEventRecord(ws->chunk_copied[i], ws->stream));
+	/* radik_gpu_chunk_buffer hands this buffer out again once its copy is done */
 	ws->chunk_pending[i] = 1;
 	sel->current = 1 - i;
-	sel->count = needed;
-	/* cut back once the rows reach k + max(k, chunk): each row is selected over O(1) times */
-	if (sel->count > sel->k && sel->count - sel->k >= slack)
-		STATUS_TRY(compact_any(sel, err));
-	return RADIK_OK;
+	return append_rows(sel, ws->pinned_keys[i], ws->pinned_ids[i], n, ws->chunk_copied[i], err);
 }
 
 /*
@@ -161,32 +175,17 @@ radik_gpu_push_keys(void *state, const void *keys, const uint64_t *ids, size_t n
 					radik_error *err)
 {
 	GpuSelection *sel = (GpuSelection *) state;
-	Workspace  *ws = sel->ws;
 	const size_t kb = (size_t) sel->key_bytes;
-	const uint64_t slack = sel->k > sel->chunk_capacity ? sel->k : sel->chunk_capacity;
-	size_t		done = 0;
 
-	while (done < n)
+	for (size_t done = 0; done < n;)
 	{
 		const size_t piece = n - done < sel->chunk_capacity ? n - done : sel->chunk_capacity;
-		const uint64_t needed = sel->count + piece;
 
-		STATUS_TRY(buffer_reserve(&ws->work_keys, needed * kb, sel->count * kb, ws->stream, err));
-		STATUS_TRY(buffer_reserve(&ws->work_ids, needed * sizeof(uint64_t),
-								  sel->count * sizeof(uint64_t), ws->stream, err));
-		CUDA_TRY(cudaMemcpyAsync((char *) ws->work_keys.ptr + sel->count * kb,
-								 (const char *) keys + done * kb, piece * kb,
-								 cudaMemcpyHostToDevice, ws->stream));
-		CUDA_TRY(cudaMemcpyAsync((uint64_t *) ws->work_ids.ptr + sel->count, ids + done,
-								 piece * sizeof(uint64_t), cudaMemcpyHostToDevice, ws->stream));
-		sel->count = needed;
+		STATUS_TRY(append_rows(sel, (const char *) keys + done * kb, ids + done, piece,
+							   sel->ws->caller_copied, err));
 		done += piece;
-		if (done == n)
-			CUDA_TRY(cudaEventRecord(ws->caller_copied, ws->stream));
-		if (sel->count > sel->k && sel->count - sel->k >= slack)
-			STATUS_TRY(compact_any(sel, err));
 	}
-	CUDA_TRY(cudaEventSynchronize(ws->caller_copied));
+	CUDA_TRY(cudaEventSynchronize(sel->ws->caller_copied));
 	return RADIK_OK;
 }
 

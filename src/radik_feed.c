@@ -150,8 +150,7 @@ check_engine(radik_status status, const radik_error *err)
  * check_engine for the calls of a selection being fed: under radik.device = auto, a GPU that
  * runs out of memory (its own, or radik.gpu_memory_limit), or a GPU service whose process ended
  * during the selection, is no error but a reason to select on the CPU instead
- * (radik_feed_select).  Returns false then, with the feed marked; the callers stop
- * feeding.
+ * (radik_feed_select).  Returns false then, with the feed marked; the callers stop feeding.
  */
 static bool
 feed_check(RadikFeed *feed, radik_status status, const radik_error *err)

@@ -6,8 +6,8 @@
  * The supervisor forks a service process per GPU, reaps them, and starts another when one dies:
  * that service's generation goes up first, so that every backend waiting on the dead one finds
  * its selection lost, and slots a backend abandoned under an older generation are freed here (the
- * service process only serves its own generation).  A service process that found no GPU is not started
- * again: the service is absent and backends select as they do without it.  Neither the
+ * service process only serves its own generation).  A service process that found no GPU is not
+ * started again: the service is absent and backends select as they do without it.  Neither the
  * postmaster nor the supervisor touches CUDA.
  */
 #include "postgres.h"
@@ -50,10 +50,12 @@ static shmem_startup_hook_type previous_shmem_startup_hook = NULL;
 
 static volatile sig_atomic_t shutdown_requested = false;
 
-/* In the supervisor: each service's process (0 while none runs) and when it was started. */
+/*
+ * In the supervisor: each service's process (0 while none runs) and when it was last started (0
+ * before its first start).
+ */
 static pid_t service_pids[RADIK_MAX_SERVICES];
 static TimestampTz service_started_at[RADIK_MAX_SERVICES];
-static bool service_started[RADIK_MAX_SERVICES];
 
 PG_FUNCTION_INFO_V1(radik_service_status);
 
@@ -371,13 +373,13 @@ start_if_due(int n)
 		pg_atomic_read_u32(&radik_services[n]->state) == RADIK_SERVICE_ABSENT)
 		return true;
 	now = GetCurrentTimestamp();
-	if (service_started[n] &&
-		!TimestampDifferenceExceeds(service_started_at[n], now, SERVICE_RESTART_INTERVAL_MS))
-		return false;
-	if (service_started[n])
+	if (service_started_at[n] != 0)
+	{
+		if (!TimestampDifferenceExceeds(service_started_at[n], now, SERVICE_RESTART_INTERVAL_MS))
+			return false;
 		pg_atomic_fetch_add_u64(&radik_services[n]->restarts, 1);
+	}
 	start_service_process(n);
-	service_started[n] = true;
 	service_started_at[n] = now;
 	return true;
 }
@@ -462,10 +464,7 @@ radik_service_status(PG_FUNCTION_ARGS)
 	for (int n = 0; n < radik_service_count; n++)
 	{
 		RadikServiceControl *service = radik_services[n];
-		int			in_use = 0;
 
-		for (int i = 0; i < service->slots; i++)
-			in_use += pg_atomic_read_u32(&service->slot[i].owned) != 0;
 		memset(nulls, false, sizeof(nulls));
 		values[0] = Int32GetDatum(service->gpu);
 		values[1] = CStringGetTextDatum(state_name(pg_atomic_read_u32(&service->state)));
@@ -474,7 +473,7 @@ radik_service_status(PG_FUNCTION_ARGS)
 		values[3] = CStringGetTextDatum(service->device);
 		nulls[3] = service->device[0] == '\0';
 		values[4] = Int32GetDatum(service->slots);
-		values[5] = Int32GetDatum(in_use);
+		values[5] = Int32GetDatum(radik_service_slots_taken(service));
 		values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&service->selections));
 		values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&service->busy));
 		values[8] = Int64GetDatum((int64) pg_atomic_read_u64(&service->restarts));

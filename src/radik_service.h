@@ -124,6 +124,17 @@ radik_service_half_entries(RadikServiceControl *service)
 	return service->slot_bytes / 2 / (2 * sizeof(uint64));
 }
 
+/* How many of a service's slots are taken now. */
+static inline int
+radik_service_slots_taken(RadikServiceControl *service)
+{
+	int			taken = 0;
+
+	for (int i = 0; i < service->slots; i++)
+		taken += pg_atomic_read_u32(&service->slot[i].owned) != 0;
+	return taken;
+}
+
 /* The supervisor's entry point (a background worker's bgw_function_name). */
 extern PGDLLEXPORT void radik_service_main(Datum arg);
 

@@ -103,16 +103,6 @@ refuse(radik_error *err, const char *message)
 	return RADIK_NO_DEVICE;
 }
 
-static int
-slots_taken(RadikServiceControl *service)
-{
-	int			taken = 0;
-
-	for (int i = 0; i < service->slots; i++)
-		taken += pg_atomic_read_u32(&service->slot[i].owned) != 0;
-	return taken;
-}
-
 /*
  * Take a free slot of the ready service with the fewest taken (*service); -1 if every one is
  * taken (*service is then the ready service with the fewest, or NULL if none is ready).
@@ -133,7 +123,7 @@ take_slot(RadikServiceControl **service)
 
 			if (tried[n] || pg_atomic_read_u32(&radik_services[n]->state) != RADIK_SERVICE_READY)
 				continue;
-			taken = slots_taken(radik_services[n]);
+			taken = radik_service_slots_taken(radik_services[n]);
 			if (taken < least_taken)
 			{
 				least = radik_services[n];
