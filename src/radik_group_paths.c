@@ -38,6 +38,10 @@
  * the path holds PostgreSQL's own sorted path of the rows as its child, which the node returns
  * instead where its groups pass that memory (radik_scan.c); what that costs is the part of one
  * scan that filled the memory, less than the sort of every row that PostgreSQL's plan does.
+ *
+ * Where the table allows parallel workers, the node is offered with them and without: the
+ * planner's count of groups, too high as above, makes what the workers send look dear, and
+ * PostgreSQL's plan without workers must not win for want of radik's.
  */
 #include "postgres.h"
 
@@ -73,9 +77,6 @@
 #include "radik_paths.h"
 #include "radik_rank.h"
 #include "radik_settings.h"
-
-/* A kept row fetched and sorted, in units of cpu_tuple_cost (as radik_planner.c's fetches). */
-#define KEPT_ROW_CPU_TUPLE_COSTS 20.0
 
 /* A group's bookkeeping in memory, and a kept row's (radik_group_set.c), for the memory check. */
 #define GROUP_BYTES 160.0
@@ -250,6 +251,7 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 	QualCost	qual_cost;
 	QualCost	key_cost;
 	QualCost	group_cost;
+	Cost		per_row;
 	Cost		startup;
 
 	if (count < 0)
@@ -297,17 +299,30 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 	cost_qual_eval(&qual_cost, quals, root);
 	cost_qual_eval_node(&key_cost, (Node *) selecting->expr, root);
 	cost_qual_eval(&group_cost, groups->exprs, root);
-	startup = (cpu_tuple_cost + qual_cost.per_tuple) * tuples +
+	per_row = (cpu_tuple_cost + qual_cost.per_tuple) * tuples +
 		(key_cost.per_tuple + group_cost.per_tuple + radik_key_cost +
 		 2 * cpu_operator_cost) * rows;
-	if (workers > 0)
-		startup = startup / radik_parallel_divisor(workers) + parallel_setup_cost +
-			parallel_tuple_cost * kept * workers;
-	startup += spc_seq_page_cost * scan_rel->pages + qual_cost.startup + key_cost.startup +
+	startup = spc_seq_page_cost * scan_rel->pages + qual_cost.startup + key_cost.startup +
 		group_cost.startup + radik_selection_cost;
-	/* the kept rows, fetched and sorted by all keys */
-	startup += kept * KEPT_ROW_CPU_TUPLE_COSTS * cpu_tuple_cost +
-		2.0 * cpu_operator_cost * kept * log2(Max(kept, 2.0));
+
+	/*
+	 * The kept rows, fetched by TID and sorted by all keys.  With workers, each process sends
+	 * its groups in one batch (each of them holding every group, where the groups' rows are
+	 * scattered over the table) and fetches the rows its groups keep from the blocks it has
+	 * read, side by side with the others; the backend returns those copies from memory.
+	 */
+	if (workers > 0)
+	{
+		double		divisor = radik_parallel_divisor(workers);
+
+		startup += per_row / divisor + parallel_setup_cost +
+			SENT_ROW_PARALLEL_TUPLE_COSTS * parallel_tuple_cost * Min(rows, kept * workers) +
+			kept * (FETCH_ROW_CPU_TUPLE_COSTS / divisor + CARRIED_ROW_CPU_TUPLE_COSTS) *
+			cpu_tuple_cost;
+	}
+	else
+		startup += per_row + kept * FETCH_ROW_CPU_TUPLE_COSTS * cpu_tuple_cost;
+	startup += 2.0 * cpu_operator_cost * kept * log2(Max(kept, 2.0));
 
 	path->path.rows = kept;
 	path->path.startup_cost = startup;
@@ -317,12 +332,14 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 
 /*
  * A grouped path over scan_rel returning the rows of keys' order (partition or DISTINCT ON keys
- * first) as pathkeys, keys[selecting] being the key each group keeps its best count of; NULL
- * where radik declines.
+ * first) as pathkeys, keys[selecting] being the key each group keeps its best count of, with the
+ * parallel workers the table allows or (serial) none; NULL where radik declines, and where serial
+ * is false and the table allows no workers.
  */
 static CustomPath *
 make_group_path(PlannerInfo *root, RelOptInfo *scan_rel, PathTarget *target, List *pathkeys,
-				List *keys, RadikPlannedGroups *groups, double count, Path *sorted)
+				List *keys, RadikPlannedGroups *groups, double count, Path *sorted,
+				bool serial)
 {
 	RadikPlannedKey *selecting = list_nth(keys, groups->selecting_key);
 	List	   *quals = radik_table_quals(scan_rel);
@@ -335,7 +352,9 @@ make_group_path(PlannerInfo *root, RelOptInfo *scan_rel, PathTarget *target, Lis
 		return NULL;
 	foreach(lc, keys)
 		exprs = lappend(exprs, ((RadikPlannedKey *) lfirst(lc))->expr);
-	workers = radik_plan_workers(root, scan_rel, quals, exprs);
+	workers = serial ? 0 : radik_plan_workers(root, scan_rel, quals, exprs);
+	if (!serial && workers == 0)
+		return NULL;
 	path = radik_make_path(scan_rel, target, pathkeys, keys, workers, groups);
 	if (!cost_group_path(root, scan_rel, path, quals, selecting, groups, count, workers))
 		return NULL;
@@ -457,6 +476,7 @@ radik_add_window_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *wind
 	WindowClause *clause;
 	RadikPlannedGroups groups;
 	List	   *keys = NIL;
+	List	   *ranked = NIL;
 	CustomPath *path;
 	bool		found = false;
 	ListCell   *lc;
@@ -505,15 +525,26 @@ radik_add_window_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *wind
 	if (clause->orderClause == NIL)
 		return;
 
-	path = make_group_path(root, input_rel, window->subpath->pathtarget, root->window_pathkeys,
-						   keys, &groups, estimated_count(root, groups.k, groups.k_exclusive),
-						   window->subpath);
-	if (path == NULL)
-		return;
-
-	/* radik's numbering over radik's node, instead of PostgreSQL's WindowAgg over the Sort */
-	add_upper_path(window_rel, radik_make_rank_path(window_rel, window, &path->path,
-												   window_run_conditions(window)));
+	/*
+	 * radik's numbering over radik's node, instead of PostgreSQL's WindowAgg over the Sort: with
+	 * workers and without, as add_path finds cheaper (under radik.force, with workers).  Both are
+	 * made before either is offered, since add_path frees the WindowAgg's path once beaten.
+	 */
+	for (int serial = 0; serial <= 1; serial++)
+	{
+		path = make_group_path(root, input_rel, window->subpath->pathtarget,
+							   root->window_pathkeys, keys, &groups,
+							   estimated_count(root, groups.k, groups.k_exclusive),
+							   window->subpath, serial);
+		if (path == NULL)
+			continue;
+		ranked = lappend(ranked, radik_make_rank_path(window_rel, window, &path->path,
+													  window_run_conditions(window)));
+		if (radik_force)
+			break;
+	}
+	foreach(lc, ranked)
+		add_upper_path(window_rel, lfirst(lc));
 }
 
 /*
@@ -570,12 +601,18 @@ radik_add_distinct_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *di
 	groups.cut = RADIK_GROUP_CUT_ROWS;
 
 	sorted = cheapest_sorted_path(root, input_rel, root->sort_pathkeys);
-	path = make_group_path(root, input_rel, input_rel->cheapest_total_path->pathtarget,
-						   root->sort_pathkeys, keys, &groups, 1, sorted);
-	if (path == NULL)
-		return;
-	unique = (Path *) create_upper_unique_path(root, distinct_rel, &path->path,
-											   list_length(root->distinct_pathkeys),
-											   path->path.rows);
-	add_upper_path(distinct_rel, unique);
+	/* with workers and without, as add_path finds cheaper (under radik.force, with workers) */
+	for (int serial = 0; serial <= 1; serial++)
+	{
+		path = make_group_path(root, input_rel, input_rel->cheapest_total_path->pathtarget,
+							   root->sort_pathkeys, keys, &groups, 1, sorted, serial);
+		if (path == NULL)
+			continue;
+		unique = (Path *) create_upper_unique_path(root, distinct_rel, &path->path,
+												   list_length(root->distinct_pathkeys),
+												   path->path.rows);
+		add_upper_path(distinct_rel, unique);
+		if (radik_force)
+			break;
+	}
 }

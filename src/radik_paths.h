@@ -13,6 +13,29 @@
 
 #include "radik_groups.h"
 
+/*
+ * Fetching one selected row by TID, in units of cpu_tuple_cost: the rows lie anywhere in the
+ * table, so each costs cache misses on the buffer mapping, the page and the tuple, and a copy;
+ * measured at about twenty times a sequential scan's cost per row.
+ */
+#define FETCH_ROW_CPU_TUPLE_COSTS 20.0
+
+/*
+ * Returning a row the scan carried (radik_carry.h), in units of cpu_tuple_cost: its copy while
+ * the page was in hand, then a row from memory.
+ */
+#define CARRIED_ROW_CPU_TUPLE_COSTS 2.0
+
+/*
+ * A row a worker sends to the backend running the query, in units of parallel_tuple_cost (what
+ * a Gather pays per tuple): a key and a row id (and the row, when carried) copied into a batch
+ * of the worker's queue, then out of it and selected, not a tuple sent on its own.  Measured
+ * (5M rows, 2 workers, k = 1000000, CPU engine): 1.2M rows sent cost the backend about 50 ms of
+ * copying and selecting, about a fifth of what the planner's units say a Gather's tuple costs
+ * there; counted at a quarter, for the workers' side of the copy.
+ */
+#define SENT_ROW_PARALLEL_TUPLE_COSTS 0.25
+
 /* One sort key of a path, in the order the node returns its rows. */
 typedef struct RadikPlannedKey
 {

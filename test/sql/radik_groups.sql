@@ -185,6 +185,19 @@ FROM (VALUES
 	('SELECT * FROM (SELECT g % 13 AS p, v, rank() OVER (PARTITION BY g % 13 ORDER BY v) AS r FROM radik_gr_big) s WHERE r <= 2', 'p, v, r'),
 	('SELECT DISTINCT ON (g) g, v, id FROM radik_gr_big ORDER BY g, v, id', 'g, v, id')
 ) t(q, k);
+-- Workers allowed but dear: radik's node reads the table without them, not PostgreSQL's plan
+-- (radik.force offers radik's node with workers only).
+SET radik.force = off;
+SET parallel_setup_cost = 1e9;
+SELECT q, radik_plan_uses_radik(q) AS uses_radik,
+	NOT EXISTS (SELECT FROM radik_explain(q) line WHERE line ~ 'Workers Planned') AS no_workers,
+	radik_compare(q, NULL, k) AS answer
+FROM (VALUES
+	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr_big) s WHERE r <= 3', 'g, v, r'),
+	('SELECT DISTINCT ON (g) g, v, id FROM radik_gr_big ORDER BY g, v, id', 'g, v, id')
+) t(q, k);
+SET parallel_setup_cost = 0;
+SET radik.force = on;
 -- Many small groups, in table order and scattered, each worker sending its share of them.
 SET work_mem = '64MB';
 SELECT q, radik_compare(q, NULL, k) AS answer
