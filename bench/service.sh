@@ -10,9 +10,9 @@
 # ring every time), then after pg_prewarm.  nvidia-smi is sampled twice a second; the table gives
 # the most GPU memory in use during each run.  Then the first and second query of five new
 # connections, timed by EXPLAIN ANALYZE.  In the service mode, also 64 clients selecting from a
-# 1M-row table at once (k = 100) through a service of 64 slots, with the service's time
-# answering per selection.  Creates the tables (--rows; 1M rows) when they are missing, and stops
-# the server at the end.
+# 1M-row table at once (k = 100), all of it and with a WHERE clause that 1,000 rows pass, through
+# a service of 64 slots, with the service's time answering per selection and its batches.
+# Creates the tables (--rows; 1M rows) when they are missing, and stops the server at the end.
 #   usage: bench/service.sh --start CMD --stop CMD [--rows N] [--clients "1 32 128"]
 #              [--cold-clients "32"] [--seconds S] [--modes "service backend postgres"]
 #   e.g.:  bench/service.sh --start "bash .gpu/on-host start -c shared_buffers=16GB" \
@@ -74,21 +74,20 @@ bench() {
 		"$(sort -n "$work/memory" | tail -1)"
 }
 
-# small_selections: 64 clients, ten selections each from the 1M-row table, through a service
-# with a slot for each client
+# small_selections LABEL QUERY: 64 clients, ten selections each of QUERY (from the 1M-row table),
+# through a service with a slot for each client
 small_selections() {
-	local small="SELECT * FROM bench_service_small ORDER BY v DESC LIMIT 100"
 	local before after
-	echo "$small;" >"$work/small.sql"
+	echo "$2;" >"$work/small.sql"
 	start_server -c shared_preload_libraries=radik -c radik.service=on -c radik.service_slots=64
 	psql -X -At -c "SELECT pg_prewarm('bench_service_small')" >/dev/null
-	before=$(psql -X -At -F' ' -c "SELECT sum(selections), sum(answering_ms) FROM radik_service_status()")
+	before=$(psql -X -At -F' ' -c "SELECT sum(selections), sum(answering_ms), sum(batches), sum(batched_selections) FROM radik_service_status()")
 	PGOPTIONS="-c max_parallel_workers_per_gather=0 -c radik.gpu_min_rows=0" \
 		pgbench -n -c 64 -j 16 -t 10 -f "$work/small.sql" >"$work/small.out" 2>&1
-	after=$(psql -X -At -F' ' -c "SELECT sum(selections), sum(answering_ms) FROM radik_service_status()")
-	echo "$before $after $(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$work/small.out")" | awk '{
-		printf "64 clients x 10 selections of 1M rows (k = 100): %d selections in the service, %.1f ms answering, %.3f ms each; %.1f tps\n",
-			$3 - $1, $4 - $2, ($4 - $2) / ($3 - $1), $5 }'
+	after=$(psql -X -At -F' ' -c "SELECT sum(selections), sum(answering_ms), sum(batches), sum(batched_selections) FROM radik_service_status()")
+	echo "$before $after $(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$work/small.out")" | awk -v label="$1" '{
+		printf "64 clients x 10 selections, %s: %d selections in the service, %.1f ms answering, %.3f ms each, %d of them in %d batches; %.1f tps\n",
+			label, $5 - $1, $6 - $2, ($6 - $2) / ($5 - $1), $8 - $4, $7 - $3, $9 }'
 }
 
 # first_queries MODE: the first and second query's time of five new connections
@@ -129,7 +128,13 @@ for mode in $modes; do
 	psql -X -At -c "SELECT pg_prewarm('bench_service')" >/dev/null
 	for c in $clients; do bench $mode prewarmed "$c"; done
 	[ $mode = postgres ] || first_queries $mode >>"$work/first"
-	if [ $mode = service ]; then small_selections >>"$work/first"; fi
+	if [ $mode = service ]; then
+		small_selections "1M rows (k = 100)" \
+			"SELECT * FROM bench_service_small ORDER BY v DESC LIMIT 100" >>"$work/first"
+		small_selections "1,000 of 1M rows pass the WHERE clause (k = 100)" \
+			"SELECT * FROM bench_service_small WHERE id % 1000 = 7 ORDER BY v DESC LIMIT 100" \
+			>>"$work/first"
+	fi
 done
 echo
 cat "$work/first"

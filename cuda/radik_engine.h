@@ -23,9 +23,9 @@
  *    buffers belong to the engine (pinned host memory for the GPU) and are reused across chunks
  *    and across selections in the same process.
  *  - batch (many independent inputs, segments of host arrays, selected at once):
- *    radik_select_batch.  Only the engine's tests (test/engine/engine_test.c) call it, and
- *    bench/engine times the GPU selection under it; SQL does not: the top k rows per group run
- *    on the CPU (src/radik_group_select.c says why).
+ *    radik_select_batch.  The GPU service runs the small selections it finds waiting together
+ *    through it (src/radik_service_process.c); bench/engine times the GPU selection under it.
+ *    The top k rows per group do not: they run on the CPU (src/radik_group_select.c says why).
  *
  * No CUDA is touched until the first GPU call in the calling process (never at load time: the
  * postmaster forks its backends and CUDA does not survive a fork).  The engine runs on its

@@ -3,9 +3,10 @@
  *	  The batch selection on the GPU (radik_select_batch): many independent segments of host
  *	  arrays selected at once.  The keys go to the device in one copy, one selection serves every
  *	  segment (a launch per kernel covers up to 65535 of them) and the answers come back in one
- *	  copy, so many small segments cost about what one large selection does.  Only the engine's
- *	  tests call it (test/engine/engine_test.c; bench/engine times the selection under it on
- *	  device keys); SQL's top k rows per group run on the CPU (src/radik_group_select.c).
+ *	  copy, so many small segments cost about what one large selection does.  The GPU service
+ *	  runs small selections waiting together through it (src/radik_service_process.c);
+ *	  bench/engine times the selection under it on device keys.  SQL's top k rows per group run
+ *	  on the CPU (src/radik_group_select.c).
  */
 #include <cstdlib>
 #include <cstring>

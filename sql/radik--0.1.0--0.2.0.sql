@@ -32,7 +32,8 @@ CREATE FUNCTION @extschema@.radik_service_status(OUT gpu pg_catalog.int4,
 	OUT state pg_catalog.text, OUT pid pg_catalog.int4, OUT device pg_catalog.text,
 	OUT slots pg_catalog.int4, OUT slots_in_use pg_catalog.int4,
 	OUT selections pg_catalog.int8, OUT busy pg_catalog.int8, OUT restarts pg_catalog.int8,
-	OUT answering_ms pg_catalog.float8)
+	OUT answering_ms pg_catalog.float8, OUT batches pg_catalog.int8,
+	OUT batched_selections pg_catalog.int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'radik_service_status'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;

@@ -167,6 +167,8 @@ init_service(RadikServiceControl *service, int gpu, char *data)
 	pg_atomic_init_u64(&service->selections, 0);
 	pg_atomic_init_u64(&service->busy, 0);
 	pg_atomic_init_u64(&service->answering_us, 0);
+	pg_atomic_init_u64(&service->batches, 0);
+	pg_atomic_init_u64(&service->batched, 0);
 	service->slots = radik_service_slots;
 	service->slot_bytes = slot_bytes();
 	service->data = data;
@@ -449,8 +451,8 @@ Datum
 radik_service_status(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[10];
-	bool		nulls[10];
+	Datum		values[12];
+	bool		nulls[12];
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (radik_service_count == 0)
@@ -478,6 +480,8 @@ radik_service_status(PG_FUNCTION_ARGS)
 		values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&service->busy));
 		values[8] = Int64GetDatum((int64) pg_atomic_read_u64(&service->restarts));
 		values[9] = Float8GetDatum(pg_atomic_read_u64(&service->answering_us) / 1000.0);
+		values[10] = Int64GetDatum((int64) pg_atomic_read_u64(&service->batches));
+		values[11] = Int64GetDatum((int64) pg_atomic_read_u64(&service->batched));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -22,7 +22,9 @@
  * then the request (release), and posts the service's semaphore; the service answers in the
  * slot and sets the request back to idle (release), then the owner's latch.  One request at a
  * time per slot; the keys of a push are in one of the slot's two halves, so the backend fills the
- * other meanwhile.  A backend done with a slot and every request answered frees it (owned 0): the
+ * other meanwhile.  A selection whose keys all fit one half is asked for in one request (SELECT,
+ * with no OPEN before it); the service runs the SELECTs it finds pending in one pass as one
+ * selection of the engine's batch mode, and writes each answer into its slot as RESULT does.  A backend done with a slot and every request answered frees it (owned 0): the
  * service closes the selection left in it at the slot's next open.  A backend leaving with a
  * request in flight (an error, a cancel) sets abandoned instead; the service then closes the
  * slot's selection and frees it.
@@ -58,7 +60,8 @@ typedef enum RadikSlotRequest
 	RADIK_SLOT_PUSH,
 	RADIK_SLOT_THRESHOLD,
 	RADIK_SLOT_FINISH,
-	RADIK_SLOT_RESULT
+	RADIK_SLOT_RESULT,
+	RADIK_SLOT_SELECT			/* the whole selection, keys in one half: count and result */
 } RadikSlotRequest;
 
 typedef struct RadikServiceSlot
@@ -81,7 +84,7 @@ typedef struct RadikServiceSlot
 	radik_error error;
 	uint64		kth_key;
 	int			kth_valid;
-	uint64		count;			/* of a finish */
+	uint64		count;			/* of a finish or a select */
 } RadikServiceSlot;
 
 /* One GPU's service: its process and its slots. */
@@ -94,6 +97,8 @@ typedef struct RadikServiceControl
 	pg_atomic_uint64 selections;	/* selections opened */
 	pg_atomic_uint64 busy;		/* selections that found every slot taken */
 	pg_atomic_uint64 answering_us;	/* time the service process spent answering requests */
+	pg_atomic_uint64 batches;	/* runs of the engine's batch mode for SELECT requests */
+	pg_atomic_uint64 batched;	/* the SELECT requests they answered */
 	int			service_pid;	/* 0 while none runs */
 	int			slots;
 	Size		slot_bytes;		/* data bytes of one slot: two halves */

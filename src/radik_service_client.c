@@ -10,6 +10,12 @@
  * service frees it once that request is done.  A slot is also abandoned when the backend exits
  * holding one.  A selection whose service process died, or whose service stopped, answers
  * RADIK_DEVICE_ERROR: radik_feed.c then selects again on the CPU under radik.device = auto.
+ *
+ * The service hears of a selection only at its first push, which waits in its half until the
+ * selection asks for more than that: a selection whose keys all came in that one push is asked
+ * for whole, in one SELECT request that the service runs in a batch with the others it finds
+ * (radik_service.h), instead of an OPEN, a PUSH, a FINISH and a RESULT.  A second push or a
+ * threshold sends the OPEN and that first push first, as before.
  */
 #include "postgres.h"
 
@@ -39,6 +45,10 @@ struct RadikServiceSelection
 	int			fill_half;		/* the half handed out for the next chunk */
 	bool		push_pending;	/* a push was asked and not yet waited for */
 	bool		lost;			/* the service process holding it ended */
+	bool		opened;			/* the service holds an engine selection for it */
+	int			held_half;		/* the half of the first push, not yet sent; -1: none */
+	size_t		held_entries;
+	bool		selected;		/* answered whole (SELECT): its result is in the slot */
 };
 
 /*
@@ -237,7 +247,6 @@ radik_service_open(int key_bytes, uint64 k, bool wait_for_slot,
 	RadikServiceControl *control = NULL;
 	RadikServiceSelection *opened;
 	RadikServiceSlot *slot;
-	radik_status status;
 	int			i;
 
 	*busy = false;
@@ -291,11 +300,34 @@ radik_service_open(int key_bytes, uint64 k, bool wait_for_slot,
 	slot->owner_latch = MyLatch;
 	slot->key_bytes = key_bytes;
 	slot->k = k;
+	opened->held_half = -1;
 	*selection = opened;
 	pg_atomic_fetch_add_u64(&control->selections, 1);
+	return RADIK_OK;
+}
 
-	status = ask(opened, RADIK_SLOT_OPEN, err);
-	return status;
+/*
+ * Have the service open the engine selection, and push the first push's keys that waited in
+ * their half (the rest of the selection's requests go the usual way).
+ */
+static radik_status
+open_in_service(RadikServiceSelection *selection, radik_error *err)
+{
+	RadikServiceSlot *slot = &selection->service->slot[selection->slot];
+	radik_status status;
+
+	if (selection->opened)
+		return RADIK_OK;
+	status = ask(selection, RADIK_SLOT_OPEN, err);
+	if (status != RADIK_OK)
+		return status;
+	selection->opened = true;
+	if (selection->held_half < 0)
+		return RADIK_OK;
+	slot->half = selection->held_half;
+	slot->entries = selection->held_entries;
+	selection->held_half = -1;
+	return ask(selection, RADIK_SLOT_PUSH, err);
 }
 
 radik_status
@@ -322,6 +354,17 @@ radik_service_push_chunk(RadikServiceSelection *selection, size_t n, radik_error
 
 	if (status != RADIK_OK)
 		return status;
+	if (!selection->opened && selection->held_half < 0)
+	{
+		/* the first push waits in its half: it may be the whole selection */
+		selection->held_half = selection->fill_half;
+		selection->held_entries = n;
+		selection->fill_half ^= 1;
+		return RADIK_OK;
+	}
+	status = open_in_service(selection, err);
+	if (status != RADIK_OK)
+		return status;
 	slot->half = selection->fill_half;
 	slot->entries = n;
 	post_request(selection, RADIK_SLOT_PUSH);
@@ -335,8 +378,12 @@ radik_service_threshold(RadikServiceSelection *selection, uint64 *kth_key, int *
 						radik_error *err)
 {
 	RadikServiceSlot *slot = &selection->service->slot[selection->slot];
-	radik_status status = ask(selection, RADIK_SLOT_THRESHOLD, err);
+	radik_status status = open_in_service(selection, err);
 
+	*valid = 0;
+	if (status != RADIK_OK)
+		return status;
+	status = ask(selection, RADIK_SLOT_THRESHOLD, err);
 	*kth_key = slot->kth_key;
 	*valid = status == RADIK_OK && slot->kth_valid;
 	return status;
@@ -346,8 +393,28 @@ radik_status
 radik_service_finish(RadikServiceSelection *selection, uint64 *count, radik_error *err)
 {
 	RadikServiceSlot *slot = &selection->service->slot[selection->slot];
-	radik_status status = ask(selection, RADIK_SLOT_FINISH, err);
+	radik_status status;
 
+	*count = 0;
+	if (!selection->opened)
+	{
+		/* every key came in the first push (or none did): the whole selection at once */
+		if (selection->lost)
+			return lost(selection, err);
+		if (selection->held_half < 0)
+		{
+			slot->count = 0;
+			selection->selected = true;
+			return RADIK_OK;
+		}
+		slot->half = selection->held_half;
+		slot->entries = selection->held_entries;
+		selection->held_half = -1;
+		status = ask(selection, RADIK_SLOT_SELECT, err);
+		selection->selected = status == RADIK_OK;
+	}
+	else
+		status = ask(selection, RADIK_SLOT_FINISH, err);
 	*count = status == RADIK_OK ? slot->count : 0;
 	return status;
 }
@@ -358,7 +425,8 @@ radik_service_result(RadikServiceSelection *selection, uint64 *keys, uint64 *ids
 {
 	RadikServiceSlot *slot = &selection->service->slot[selection->slot];
 	uint64	   *data = (uint64 *) radik_service_slot_data(selection->service, selection->slot);
-	radik_status status = ask(selection, RADIK_SLOT_RESULT, err);
+	radik_status status = selection->selected ? RADIK_OK :
+		ask(selection, RADIK_SLOT_RESULT, err);
 
 	if (status != RADIK_OK)
 		return status;

@@ -17,6 +17,12 @@
  * with no copy through the engine's own buffers.  A GPU error other than running out of memory ends
  * the process after its answer (RADIK_SERVICE_EXIT_RESET): the next one starts with a fresh
  * context, which is the only cure for CUDA's sticky errors.
+ *
+ * A selection that fits one half comes as one SELECT request.  The SELECTs pending in a pass over
+ * the slots are answered together, after the other requests of that pass: their keys are copied
+ * side by side (one run per key width) and selected by one call of the engine's batch mode, whose
+ * cost is about that of one selection however many it holds, instead of a selection each with
+ * its own copies, launches and waits.
  */
 #include "postgres.h"
 
@@ -36,6 +42,12 @@ static radik_device engine_device;
 static uint32 generation;
 static pid_t supervisor;
 static bool reset_after_answer;
+
+/* The SELECT requests of one pass, and the memory their batch is gathered in (grown as needed). */
+static int *pending;
+static int	npending;
+static char *batch_memory;
+static Size batch_memory_bytes;
 
 static void
 copy_error(RadikServiceSlot *slot, radik_status status, const radik_error *err)
@@ -92,9 +104,127 @@ answer(int i, RadikSlotRequest request)
 				break;
 			}
 		case RADIK_SLOT_IDLE:
+		case RADIK_SLOT_SELECT:	/* answered in batches (select_batch) */
 			return;
 	}
 	copy_error(slot, status, &err);
+}
+
+/*
+ * batch_memory of at least bytes; NULL if it cannot grow (its old memory is kept, and freed at
+ * exit with the process).
+ */
+static char *
+batch_memory_of(Size bytes)
+{
+	if (bytes > batch_memory_bytes)
+	{
+		char	   *grown = realloc(batch_memory, bytes);
+
+		if (grown == NULL)
+			return NULL;
+		batch_memory = grown;
+		batch_memory_bytes = bytes;
+	}
+	return batch_memory;
+}
+
+/*
+ * Answer the pending SELECTs of key width key_bytes (their slots' statuses, counts and results):
+ * their keys and ids gathered into batch memory, selected as the segments of one batch, each
+ * answer written into its slot as a RESULT writes it.
+ */
+static void
+select_batch(int key_bytes)
+{
+	size_t		segments = 0;
+	uint64		entries = 0;
+	uint64		kept = 0;
+	Size		bytes;
+	char	   *memory;
+	radik_error err;
+	radik_status status;
+
+	for (int p = 0; p < npending; p++)
+	{
+		RadikServiceSlot *slot = &control->slot[pending[p]];
+
+		if (slot->key_bytes != key_bytes)
+			continue;
+		segments++;
+		entries += slot->entries;
+		kept += Min(slot->k, slot->entries);
+	}
+	if (segments == 0)
+		return;
+
+	/* keys, ids, then per segment its offset, k and result offset, then results and counts */
+	bytes = entries * (key_bytes + sizeof(uint64)) + (3 * segments + 1) * sizeof(uint64) +
+		kept * 2 * sizeof(uint64) + segments * sizeof(uint64);
+	memory = batch_memory_of(MAXALIGN(bytes) + sizeof(uint64));
+	if (memory == NULL)
+	{
+		snprintf(err.message, sizeof(err.message),
+				 "out of host memory for a batch of %zu selections", segments);
+		status = RADIK_OUT_OF_MEMORY;
+	}
+	else
+	{
+		uint64	   *ids = (uint64 *) memory;
+		uint64	   *offsets = ids + entries;
+		uint64	   *ks = offsets + segments + 1;
+		uint64	   *out_offsets = ks + segments;
+		uint64	   *out_keys = out_offsets + segments;
+		uint64	   *out_ids = out_keys + kept;
+		uint64	   *out_counts = out_ids + kept;
+		char	   *keys = (char *) (out_counts + segments);
+		size_t		s = 0;
+
+		offsets[0] = 0;
+		for (int p = 0; p < npending; p++)
+		{
+			int			i = pending[p];
+			RadikServiceSlot *slot = &control->slot[i];
+			char	   *half = radik_service_slot_data(control, i) +
+				(Size) slot->half * (control->slot_bytes / 2);
+
+			if (slot->key_bytes != key_bytes)
+				continue;
+			memcpy(keys + offsets[s] * key_bytes, half, slot->entries * key_bytes);
+			memcpy(ids + offsets[s], half + radik_service_half_entries(control) * sizeof(uint64),
+				   slot->entries * sizeof(uint64));
+			ks[s] = slot->k;
+			out_offsets[s] = s == 0 ? 0 : out_offsets[s - 1] + out_counts[s - 1];
+			out_counts[s] = Min(slot->k, slot->entries);
+			offsets[s + 1] = offsets[s] + slot->entries;
+			s++;
+		}
+		status = radik_select_batch(engine_device, key_bytes, keys, ids, offsets, segments, ks,
+									out_offsets, out_keys, out_ids, out_counts, &err);
+		s = 0;
+		for (int p = 0; p < npending && status == RADIK_OK; p++)
+		{
+			int			i = pending[p];
+			RadikServiceSlot *slot = &control->slot[i];
+			uint64	   *answer = (uint64 *) radik_service_slot_data(control, i);
+
+			if (slot->key_bytes != key_bytes)
+				continue;
+			slot->count = out_counts[s];
+			memcpy(answer, out_keys + out_offsets[s], slot->count * sizeof(uint64));
+			memcpy(answer + slot->count, out_ids + out_offsets[s], slot->count * sizeof(uint64));
+			s++;
+		}
+		pg_atomic_fetch_add_u64(&control->batches, 1);
+		pg_atomic_fetch_add_u64(&control->batched, segments);
+	}
+	for (int p = 0; p < npending; p++)
+	{
+		RadikServiceSlot *slot = &control->slot[pending[p]];
+
+		if (slot->key_bytes == key_bytes)
+			copy_error(slot, status, &err);
+	}
 }
 
 /* Close the slot's selection and give the slot back. */
@@ -109,6 +239,28 @@ free_slot(int i)
 	pg_atomic_write_u32(&slot->abandoned, 0);
 	pg_write_barrier();
 	pg_atomic_write_u32(&slot->owned, 0);
+}
+
+/* Add the time from started to ended to the service's time answering. */
+static void
+count_answering(const struct timespec *started, const struct timespec *ended)
+{
+	pg_atomic_fetch_add_u64(&control->answering_us,
+							(ended->tv_sec - started->tv_sec) * 1000000 +
+							(ended->tv_nsec - started->tv_nsec) / 1000);
+}
+
+/* Hand slot i's answer to its owner; after a GPU error, end the process (see above). */
+static void
+answered(int i)
+{
+	RadikServiceSlot *slot = &control->slot[i];
+
+	pg_write_barrier();
+	pg_atomic_write_u32(&slot->request, RADIK_SLOT_IDLE);
+	SetLatch(slot->owner_latch);
+	if (reset_after_answer && npending == 0)
+		_exit(RADIK_SERVICE_EXIT_RESET);
 }
 
 static void
@@ -136,15 +288,33 @@ serve_slots(void)
 		}
 		if (request == RADIK_SLOT_IDLE)
 			continue;
+		if (request == RADIK_SLOT_SELECT)
+		{
+			/* answered with the others of this pass, below; no selection of its own */
+			radik_close(selections[i]);
+			selections[i] = NULL;
+			pending[npending++] = i;
+			continue;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &started);
 		answer(i, (RadikSlotRequest) request);
 		clock_gettime(CLOCK_MONOTONIC, &ended);
-		pg_atomic_fetch_add_u64(&control->answering_us,
-								(ended.tv_sec - started.tv_sec) * 1000000 +
-								(ended.tv_nsec - started.tv_nsec) / 1000);
-		pg_write_barrier();
-		pg_atomic_write_u32(&slot->request, RADIK_SLOT_IDLE);
-		SetLatch(slot->owner_latch);
+		count_answering(&started, &ended);
+		answered(i);
+	}
+	if (npending > 0)
+	{
+		struct timespec started;
+		struct timespec ended;
+
+		clock_gettime(CLOCK_MONOTONIC, &started);
+		select_batch(4);
+		select_batch(8);
+		clock_gettime(CLOCK_MONOTONIC, &ended);
+		count_answering(&started, &ended);
+		for (int p = 0; p < npending; p++)
+			answered(pending[p]);
+		npending = 0;
 		if (reset_after_answer)
 			_exit(RADIK_SERVICE_EXIT_RESET);
 	}
@@ -221,7 +391,8 @@ radik_service_process_main(RadikServiceControl *service, int device)
 	generation = pg_atomic_read_u32(&control->generation);
 	supervisor = getppid();
 	selections = calloc(control->slots, sizeof(radik_selection *));
-	if (selections == NULL)
+	pending = calloc(control->slots, sizeof(int));
+	if (selections == NULL || pending == NULL)
 		_exit(RADIK_SERVICE_EXIT_RESET);
 
 	/* every slot may hold an open selection, each with its own workspace: keep them all */

@@ -7,6 +7,7 @@
 #    not restarted, the selection is answered on the CPU under radik.device = auto and fails with
 #    radik's error under gpu;
 #  - 1000 selections cancelled by statement_timeout leave no slot taken;
+#  - small selections, asked for whole, are answered in batches, and right;
 #  - a k larger than a slot holds selects without the service;
 #  - not preloaded, or radik.service off: no service, and the same answers;
 #  - two services (radik.service_gpus = 2, the CPU twin standing in for two GPUs): selections
@@ -141,6 +142,21 @@ ok($ok, 'eight concurrent sessions get PostgreSQL\'s answers') or diag($err);
 cmp_ok(status('selections'), '>', $selections, 'the service took some of them');
 cmp_ok(status('answering_ms'), '>', 0, 'and counted the time it spent answering');
 cmp_ok(status('busy'), '>', 0, 'some found every slot taken (then the CPU selected)');
+is(status('slots_in_use'), '0', 'and every slot is free again');
+
+# Small selections (every key in one push: fewer than a half's 8192 rows pass the WHERE clause)
+# are asked for whole and answered in batches, keys of both widths; eight sessions at once.
+open($fh, '>', $script) or die;
+print $fh "DO \$\$ BEGIN IF radik_same('SELECT id, v FROM big WHERE id % 1000 = 7 ORDER BY v DESC, id LIMIT 9') <> 'ok' OR radik_same('SELECT id FROM big WHERE id % 997 = 5 ORDER BY id::int4 DESC LIMIT 5') <> 'ok' THEN RAISE EXCEPTION 'radik answered differently'; END IF; END \$\$;\n";
+close $fh;
+my $batched = status('batched_selections');
+$ok = IPC::Run::run(
+	[ 'pgbench', '-n', '-c', '8', '-j', '8', '-t', '10', '-f', $script, '-d',
+	  $node->connstr('postgres') ],
+	'>', \$out, '2>', \$err);
+ok($ok, 'small selections from eight sessions get PostgreSQL\'s answers') or diag($err);
+cmp_ok(status('batched_selections'), '>', $batched, 'the service answered them in batches');
+cmp_ok(status('batches'), '<=', status('batched_selections'), '... of one selection or more');
 is(status('slots_in_use'), '0', 'and every slot is free again');
 
 # kill -9 of the service process during long selections: a new one starts, the server is not
