@@ -10,8 +10,8 @@
 # ring every time), then after pg_prewarm.  nvidia-smi is sampled twice a second; the table gives
 # the most GPU memory in use during each run.  Then the first and second query of five new
 # connections, timed by EXPLAIN ANALYZE.  In the service mode, also 64 clients selecting from a
-# 1M-row table at once (k = 100), all of it and with a WHERE clause that 1,000 rows pass, through
-# a service of 64 slots, with the service's time answering per selection and its batches.
+# 1M-row table at once, all of it (k = 100) and with a WHERE clause that 5,000 rows pass (k = 1000),
+# through a service of 64 slots, with the service's time answering per selection and its batches.
 # Creates the tables (--rows; 1M rows) when they are missing, and stops the server at the end.
 #   usage: bench/service.sh --start CMD --stop CMD [--rows N] [--clients "1 32 128"]
 #              [--cold-clients "32"] [--seconds S] [--modes "service backend postgres"]
@@ -131,8 +131,8 @@ for mode in $modes; do
 	if [ $mode = service ]; then
 		small_selections "1M rows (k = 100)" \
 			"SELECT * FROM bench_service_small ORDER BY v DESC LIMIT 100" >>"$work/first"
-		small_selections "1,000 of 1M rows pass the WHERE clause (k = 100)" \
-			"SELECT * FROM bench_service_small WHERE id % 1000 = 7 ORDER BY v DESC LIMIT 100" \
+		small_selections "5,000 of 1M rows pass the WHERE clause (k = 1000)" \
+			"SELECT * FROM bench_service_small WHERE id % 200 = 7 ORDER BY v DESC LIMIT 1000" \
 			>>"$work/first"
 	fi
 done
