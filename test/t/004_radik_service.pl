@@ -145,9 +145,10 @@ cmp_ok(status('busy'), '>', 0, 'some found every slot taken (then the CPU select
 is(status('slots_in_use'), '0', 'and every slot is free again');
 
 # Small selections (every key in one push: fewer than a half's 8192 rows pass the WHERE clause)
-# are asked for whole and answered in batches, keys of both widths; eight sessions at once.
+# are asked for whole and answered in batches, keys of both widths, and one that no row passes;
+# eight sessions at once.
 open($fh, '>', $script) or die;
-print $fh "DO \$\$ BEGIN IF radik_same('SELECT id, v FROM big WHERE id % 1000 = 7 ORDER BY v DESC, id LIMIT 9') <> 'ok' OR radik_same('SELECT id FROM big WHERE id % 997 = 5 ORDER BY id::int4 DESC LIMIT 5') <> 'ok' THEN RAISE EXCEPTION 'radik answered differently'; END IF; END \$\$;\n";
+print $fh "DO \$\$ BEGIN IF radik_same('SELECT id, v FROM big WHERE id % 1000 = 7 ORDER BY v DESC, id LIMIT 9') <> 'ok' OR radik_same('SELECT id FROM big WHERE id % 997 = 5 ORDER BY id::int4 DESC LIMIT 5') <> 'ok' OR radik_same('SELECT id FROM big WHERE id < 0 ORDER BY v LIMIT 3') <> 'ok' THEN RAISE EXCEPTION 'radik answered differently'; END IF; END \$\$;\n";
 close $fh;
 my $batched = status('batched_selections');
 $ok = IPC::Run::run(
