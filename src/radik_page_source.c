@@ -30,7 +30,10 @@
  * faster on the GPU host), as they are read for a process of a parallel scan (which reads some
  * of the window's blocks) or a walk of chosen blocks; each block's memory is touched before the
  * partition lock is taken, so that a page the kernel must read from disk is waited for outside
- * it.
+ * it.  While the blocks looked up are found in shared buffers (a table read into them that the
+ * buffer guesses below do not follow), each is looked up before its memory is touched, so that
+ * a scan of such a table maps no window and takes no page fault; the first block not found
+ * there goes back to touching first.
  * radik.page_cache_reads turns copying off.
  */
 #include "postgres.h"
@@ -214,6 +217,28 @@ map_window(RadikPageSource *source, BlockNumber block)
 	return true;
 }
 
+/* The buffer that holds block, looked up under its mapping partition's lock; -1 if none. */
+static int
+lookup_block(RadikPageSource *source, BlockNumber block, bool keep_lock, LWLock **lock)
+{
+	BufferTag	tag;
+	uint32		hash;
+	int			buf_id;
+
+#if PG_VERSION_NUM >= 160000
+	InitBufferTag(&tag, &source->rel->rd_locator, MAIN_FORKNUM, block);
+#else
+	INIT_BUFFERTAG(tag, source->rel->rd_locator, MAIN_FORKNUM, block);
+#endif
+	hash = BufTableHashCode(&tag);
+	*lock = BufMappingPartitionLock(hash);
+	LWLockAcquire(*lock, LW_SHARED);
+	buf_id = BufTableLookup(&tag, hash);
+	if (!keep_lock)
+		LWLockRelease(*lock);
+	return buf_id;
+}
+
 /* The checks PageIsVerifiedExtended makes of a page read from disk, for a page that is not new. */
 static bool
 page_verified(Page page, BlockNumber block)
@@ -238,8 +263,6 @@ static bool
 copy_block(RadikPageSource *source, BlockNumber block, Page copy, Buffer *found)
 {
 	RadikFileWindow *window = source->window;
-	BufferTag	tag;
-	uint32		hash;
 	LWLock	   *partition_lock;
 	const char *from;
 	int			buf_id;
@@ -247,6 +270,16 @@ copy_block(RadikPageSource *source, BlockNumber block, Page copy, Buffer *found)
 	*found = InvalidBuffer;
 	if (!VM_ALL_VISIBLE(source->rel, block, &source->vm_buffer))
 		return false;
+	if (source->in_buffers)
+	{
+		buf_id = lookup_block(source, block, false, &partition_lock);
+		if (buf_id >= 0)
+		{
+			*found = buf_id + 1;
+			return false;
+		}
+		source->in_buffers = false;
+	}
 	if ((window->base == NULL || block < window->first || block >= window->end) &&
 		!map_window(source, block))
 	{
@@ -257,21 +290,14 @@ copy_block(RadikPageSource *source, BlockNumber block, Page copy, Buffer *found)
 	for (int offset = 0; offset < BLCKSZ; offset += TOUCH_STRIDE)
 		(void) *(volatile const char *) (from + offset);
 
-#if PG_VERSION_NUM >= 160000
-	InitBufferTag(&tag, &source->rel->rd_locator, MAIN_FORKNUM, block);
-#else
-	INIT_BUFFERTAG(tag, source->rel->rd_locator, MAIN_FORKNUM, block);
-#endif
-	hash = BufTableHashCode(&tag);
-	partition_lock = BufMappingPartitionLock(hash);
-	LWLockAcquire(partition_lock, LW_SHARED);
-	buf_id = BufTableLookup(&tag, hash);
+	buf_id = lookup_block(source, block, true, &partition_lock);
 	if (buf_id < 0)
 		memcpy(copy, from, BLCKSZ);
 	LWLockRelease(partition_lock);
 
 	if (buf_id >= 0)
 	{
+		source->in_buffers = true;
 		*found = buf_id + 1;
 		return false;
 	}

@@ -55,6 +55,7 @@ typedef struct RadikPageSource
 	RadikFileWindow *window;	/* in memory that outlives an error, whose reset unmaps it */
 	bool		window_failed;	/* mapping the file failed: read through shared buffers */
 	bool		populate;		/* map a window's pages at once (a serial walk of every block) */
+	bool		in_buffers;		/* the last block looked up was in a shared buffer */
 } RadikPageSource;
 
 /*
