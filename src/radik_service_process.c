@@ -103,8 +103,13 @@ answer(int i, RadikSlotRequest request)
 				status = radik_result(selections[i], keys, keys + slot->count, &err);
 				break;
 			}
+		case RADIK_SLOT_SELECT:
+			/* of a key width the batches do not take (the others are answered there) */
+			snprintf(err.message, sizeof(err.message), "key width must be 4 or 8 bytes, not %d",
+					 slot->key_bytes);
+			status = RADIK_INVALID_ARGUMENT;
+			break;
 		case RADIK_SLOT_IDLE:
-		case RADIK_SLOT_SELECT:	/* answered in batches (select_batch) */
 			return;
 	}
 	copy_error(slot, status, &err);
@@ -288,7 +293,7 @@ serve_slots(void)
 		}
 		if (request == RADIK_SLOT_IDLE)
 			continue;
-		if (request == RADIK_SLOT_SELECT)
+		if (request == RADIK_SLOT_SELECT && (slot->key_bytes == 4 || slot->key_bytes == 8))
 		{
 			/* answered with the others of this pass, below; no selection of its own */
 			radik_close(selections[i]);
