@@ -331,37 +331,42 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 }
 
 /*
- * A grouped path over scan_rel returning the rows of keys' order (partition or DISTINCT ON keys
- * first) as pathkeys, keys[selecting] being the key each group keeps its best count of, with the
- * parallel workers the table allows or (serial) none; NULL where radik declines, and where serial
- * is false and the table allows no workers.
+ * The grouped paths over scan_rel returning the rows of keys' order (partition or DISTINCT ON
+ * keys first) as pathkeys, keys[selecting] being the key each group keeps its best count of: with
+ * the parallel workers the table allows, then (unless radik.force makes the first the only one)
+ * without any, for add_path to choose; NIL where radik declines.
  */
-static CustomPath *
-make_group_path(PlannerInfo *root, RelOptInfo *scan_rel, PathTarget *target, List *pathkeys,
-				List *keys, RadikPlannedGroups *groups, double count, Path *sorted,
-				bool serial)
+static List *
+make_group_paths(PlannerInfo *root, RelOptInfo *scan_rel, PathTarget *target, List *pathkeys,
+				 List *keys, RadikPlannedGroups *groups, double count, Path *sorted)
 {
 	RadikPlannedKey *selecting = list_nth(keys, groups->selecting_key);
 	List	   *quals = radik_table_quals(scan_rel);
 	List	   *exprs = list_copy(groups->exprs);
-	CustomPath *path;
+	List	   *paths = NIL;
 	int			workers;
 	ListCell   *lc;
 
 	if (!selecting_key_supported(selecting))
-		return NULL;
+		return NIL;
 	foreach(lc, keys)
 		exprs = lappend(exprs, ((RadikPlannedKey *) lfirst(lc))->expr);
-	workers = serial ? 0 : radik_plan_workers(root, scan_rel, quals, exprs);
-	if (!serial && workers == 0)
-		return NULL;
-	path = radik_make_path(scan_rel, target, pathkeys, keys, workers, groups);
-	if (!cost_group_path(root, scan_rel, path, quals, selecting, groups, count, workers))
-		return NULL;
-	path->custom_paths = list_make1(sorted);
-	/* the sorted plan below may be a Gather Merge, which reads forward only */
-	path->flags &= ~CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
-	return path;
+	workers = radik_plan_workers(root, scan_rel, quals, exprs);
+	for (;;)
+	{
+		CustomPath *path = radik_make_path(scan_rel, target, pathkeys, keys, workers, groups);
+
+		/* declined or not, whatever the workers */
+		if (!cost_group_path(root, scan_rel, path, quals, selecting, groups, count, workers))
+			return NIL;
+		path->custom_paths = list_make1(sorted);
+		/* the sorted plan below may be a Gather Merge, which reads forward only */
+		path->flags &= ~CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+		paths = lappend(paths, path);
+		if (workers == 0 || radik_force)
+			return paths;
+		workers = 0;
+	}
 }
 
 /* Is the query reading one table, with nothing between the scan and the stage but a target? */
@@ -477,7 +482,6 @@ radik_add_window_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *wind
 	RadikPlannedGroups groups;
 	List	   *keys = NIL;
 	List	   *ranked = NIL;
-	CustomPath *path;
 	bool		found = false;
 	ListCell   *lc;
 
@@ -526,23 +530,17 @@ radik_add_window_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *wind
 		return;
 
 	/*
-	 * radik's numbering over radik's node, instead of PostgreSQL's WindowAgg over the Sort: with
-	 * workers and without, as add_path finds cheaper (under radik.force, with workers).  Both are
-	 * made before either is offered, since add_path frees the WindowAgg's path once beaten.
+	 * radik's numbering over radik's node, instead of PostgreSQL's WindowAgg over the Sort.  All
+	 * are made before any is offered, since add_path frees the WindowAgg's path once beaten.
 	 */
-	for (int serial = 0; serial <= 1; serial++)
-	{
-		path = make_group_path(root, input_rel, window->subpath->pathtarget,
-							   root->window_pathkeys, keys, &groups,
-							   estimated_count(root, groups.k, groups.k_exclusive),
-							   window->subpath, serial);
-		if (path == NULL)
-			continue;
-		ranked = lappend(ranked, radik_make_rank_path(window_rel, window, &path->path,
-													  window_run_conditions(window)));
-		if (radik_force)
-			break;
-	}
+	foreach(lc, make_group_paths(root, input_rel, window->subpath->pathtarget,
+								 root->window_pathkeys, keys, &groups,
+								 estimated_count(root, groups.k, groups.k_exclusive),
+								 window->subpath))
+		ranked = lappend(ranked,
+						 radik_make_rank_path(window_rel, window,
+											  &lfirst_node(CustomPath, lc)->path,
+											  window_run_conditions(window)));
 	foreach(lc, ranked)
 		add_upper_path(window_rel, lfirst(lc));
 }
@@ -570,9 +568,7 @@ radik_add_distinct_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *di
 	Query	   *parse = root->parse;
 	RadikPlannedGroups groups;
 	List	   *keys = NIL;
-	CustomPath *path;
 	Path	   *sorted;
-	Path	   *unique;
 	ListCell   *lc;
 
 	/* DISTINCT ON, its expressions first in ORDER BY, which goes on after them */
@@ -601,18 +597,14 @@ radik_add_distinct_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *di
 	groups.cut = RADIK_GROUP_CUT_ROWS;
 
 	sorted = cheapest_sorted_path(root, input_rel, root->sort_pathkeys);
-	/* with workers and without, as add_path finds cheaper (under radik.force, with workers) */
-	for (int serial = 0; serial <= 1; serial++)
+	foreach(lc, make_group_paths(root, input_rel, input_rel->cheapest_total_path->pathtarget,
+								 root->sort_pathkeys, keys, &groups, 1, sorted))
 	{
-		path = make_group_path(root, input_rel, input_rel->cheapest_total_path->pathtarget,
-							   root->sort_pathkeys, keys, &groups, 1, sorted, serial);
-		if (path == NULL)
-			continue;
-		unique = (Path *) create_upper_unique_path(root, distinct_rel, &path->path,
-												   list_length(root->distinct_pathkeys),
-												   path->path.rows);
-		add_upper_path(distinct_rel, unique);
-		if (radik_force)
-			break;
+		CustomPath *path = lfirst(lc);
+
+		add_upper_path(distinct_rel,
+					   (Path *) create_upper_unique_path(root, distinct_rel, &path->path,
+														 list_length(root->distinct_pathkeys),
+														 path->path.rows));
 	}
 }

@@ -268,8 +268,6 @@ copy_block(RadikPageSource *source, BlockNumber block, Page copy, Buffer *found)
 	int			buf_id;
 
 	*found = InvalidBuffer;
-	if (!VM_ALL_VISIBLE(source->rel, block, &source->vm_buffer))
-		return false;
 	if (source->in_buffers)
 	{
 		buf_id = lookup_block(source, block, false, &partition_lock);
@@ -280,6 +278,8 @@ copy_block(RadikPageSource *source, BlockNumber block, Page copy, Buffer *found)
 		}
 		source->in_buffers = false;
 	}
+	if (!VM_ALL_VISIBLE(source->rel, block, &source->vm_buffer))
+		return false;
 	if ((window->base == NULL || block < window->first || block >= window->end) &&
 		!map_window(source, block))
 	{

@@ -24,8 +24,9 @@
  * time per slot; the keys of a push are in one of the slot's two halves, so the backend fills the
  * other meanwhile.  A selection whose keys all fit one half is asked for in one request (SELECT,
  * with no OPEN before it); the service runs the SELECTs it finds pending in one pass as one
- * selection of the engine's batch mode, and writes each answer into its slot as RESULT does.  A backend done with a slot and every request answered frees it (owned 0): the
- * service closes the selection left in it at the slot's next open.  A backend leaving with a
+ * selection of the engine's batch mode, and writes each answer into its slot as RESULT does.  A
+ * backend done with a slot and every request answered frees it (owned 0): the service closes the
+ * selection left in it at the slot's next open.  A backend leaving with a
  * request in flight (an error, a cancel) sets abandoned instead; the service then closes the
  * slot's selection and frees it.
  */
@@ -127,6 +128,21 @@ static inline size_t
 radik_service_half_entries(RadikServiceControl *service)
 {
 	return service->slot_bytes / 2 / (2 * sizeof(uint64));
+}
+
+/* The keys of half h of service's slot i (of the slot's key width). */
+static inline char *
+radik_service_half_keys(RadikServiceControl *service, int i, int h)
+{
+	return radik_service_slot_data(service, i) + (Size) h * (service->slot_bytes / 2);
+}
+
+/* Their ids, after room for a half's keys. */
+static inline uint64 *
+radik_service_half_ids(RadikServiceControl *service, int i, int h)
+{
+	return (uint64 *) (radik_service_half_keys(service, i, h) +
+					   radik_service_half_entries(service) * sizeof(uint64));
 }
 
 /* How many of a service's slots are taken now. */

@@ -306,6 +306,18 @@ radik_service_open(int key_bytes, uint64 k, bool wait_for_slot,
 	return RADIK_OK;
 }
 
+/* Ask for request over the keys of the first push, which waited in their half until now. */
+static radik_status
+ask_over_held_push(RadikServiceSelection *selection, RadikSlotRequest request, radik_error *err)
+{
+	RadikServiceSlot *slot = &selection->service->slot[selection->slot];
+
+	slot->half = selection->held_half;
+	slot->entries = selection->held_entries;
+	selection->held_half = -1;
+	return ask(selection, request, err);
+}
+
 /*
  * Have the service open the engine selection, and push the first push's keys that waited in
  * their half (the rest of the selection's requests go the usual way).
@@ -313,7 +325,6 @@ radik_service_open(int key_bytes, uint64 k, bool wait_for_slot,
 static radik_status
 open_in_service(RadikServiceSelection *selection, radik_error *err)
 {
-	RadikServiceSlot *slot = &selection->service->slot[selection->slot];
 	radik_status status;
 
 	if (selection->opened)
@@ -324,25 +335,18 @@ open_in_service(RadikServiceSelection *selection, radik_error *err)
 	selection->opened = true;
 	if (selection->held_half < 0)
 		return RADIK_OK;
-	slot->half = selection->held_half;
-	slot->entries = selection->held_entries;
-	selection->held_half = -1;
-	return ask(selection, RADIK_SLOT_PUSH, err);
+	return ask_over_held_push(selection, RADIK_SLOT_PUSH, err);
 }
 
 radik_status
 radik_service_chunk_buffer(RadikServiceSelection *selection, void **keys, uint64 **ids,
 						   size_t *capacity, radik_error *err)
 {
-	size_t		entries = radik_service_half_entries(selection->service);
-	char	   *half = radik_service_slot_data(selection->service, selection->slot) +
-		(Size) selection->fill_half * (selection->service->slot_bytes / 2);
-
 	if (selection->lost)
 		return lost(selection, err);
-	*keys = half;
-	*ids = (uint64 *) (half + entries * sizeof(uint64));
-	*capacity = entries;
+	*keys = radik_service_half_keys(selection->service, selection->slot, selection->fill_half);
+	*ids = radik_service_half_ids(selection->service, selection->slot, selection->fill_half);
+	*capacity = radik_service_half_entries(selection->service);
 	return RADIK_OK;
 }
 
@@ -407,10 +411,7 @@ radik_service_finish(RadikServiceSelection *selection, uint64 *count, radik_erro
 			selection->selected = true;
 			return RADIK_OK;
 		}
-		slot->half = selection->held_half;
-		slot->entries = selection->held_entries;
-		selection->held_half = -1;
-		status = ask(selection, RADIK_SLOT_SELECT, err);
+		status = ask_over_held_push(selection, RADIK_SLOT_SELECT, err);
 		selection->selected = status == RADIK_OK;
 	}
 	else

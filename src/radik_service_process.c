@@ -66,10 +66,9 @@ static radik_status
 push_half(int i, radik_error *err)
 {
 	RadikServiceSlot *slot = &control->slot[i];
-	char	   *keys = radik_service_slot_data(control, i) + (Size) slot->half * (control->slot_bytes / 2);
-	uint64	   *ids = (uint64 *) (keys + radik_service_half_entries(control) * sizeof(uint64));
 
-	return radik_push_keys(selections[i], keys, ids, slot->entries, err);
+	return radik_push_keys(selections[i], radik_service_half_keys(control, i, slot->half),
+						   radik_service_half_ids(control, i, slot->half), slot->entries, err);
 }
 
 static void
@@ -190,13 +189,12 @@ select_batch(int key_bytes)
 		{
 			int			i = pending[p];
 			RadikServiceSlot *slot = &control->slot[i];
-			char	   *half = radik_service_slot_data(control, i) +
-				(Size) slot->half * (control->slot_bytes / 2);
 
 			if (slot->key_bytes != key_bytes)
 				continue;
-			memcpy(keys + offsets[s] * key_bytes, half, slot->entries * key_bytes);
-			memcpy(ids + offsets[s], half + radik_service_half_entries(control) * sizeof(uint64),
+			memcpy(keys + offsets[s] * key_bytes, radik_service_half_keys(control, i, slot->half),
+				   slot->entries * key_bytes);
+			memcpy(ids + offsets[s], radik_service_half_ids(control, i, slot->half),
 				   slot->entries * sizeof(uint64));
 			ks[s] = slot->k;
 			out_offsets[s] = s == 0 ? 0 : out_offsets[s - 1] + out_counts[s - 1];
@@ -255,7 +253,10 @@ count_answering(const struct timespec *started, const struct timespec *ended)
 							(ended->tv_nsec - started->tv_nsec) / 1000);
 }
 
-/* Hand slot i's answer to its owner; after a GPU error, end the process (see above). */
+/*
+ * Hand slot i's answer to its owner; after a GPU error, end the process (see above) once no
+ * SELECT of this pass waits for its answer.
+ */
 static void
 answered(int i)
 {
