@@ -27,9 +27,12 @@ extern void radik_sort_fetch_order(RadikFetchOrder *order, int64 n);
 /*
  * Fetch the rows order[0 .. n) (sorted by TID) of rel as heap_fetch would with snapshot;
  * out[position] receives a copy of each, allocated in the current memory context.  A row that is
- * gone or not visible is an error: the caller saw every row under the same snapshot.
+ * gone or not visible is an error: the caller saw every row under the same snapshot.  With
+ * may_copy (the caller reads each of these pages once, or about twice at most), a page of a
+ * table read through a ring that no shared buffer holds is copied from the page cache instead
+ * of read into a buffer, where the rows lie close together.  Returns the pages so copied.
  */
-extern void radik_fetch_rows(Relation rel, Snapshot snapshot, const RadikFetchOrder *order,
-							 int64 n, HeapTuple *out);
+extern uint64 radik_fetch_rows(Relation rel, Snapshot snapshot, const RadikFetchOrder *order,
+							   int64 n, bool may_copy, HeapTuple *out);
 
 #endif							/* RADIK_FETCH_H */

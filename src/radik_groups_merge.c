@@ -473,7 +473,7 @@ carry_candidate_rows(Candidate **candidates, int64 n, const RadikGroupRowsSource
 			break;
 
 		old_context = MemoryContextSwitchTo(fetch_context);
-		radik_fetch_rows(rows->rel, rows->snapshot, order + start, m, tuples);
+		(void) radik_fetch_rows(rows->rel, rows->snapshot, order + start, m, true, tuples);
 		MemoryContextSwitchTo(old_context);
 		for (int64 i = start; i < start + m && !full; i++)
 		{

@@ -34,7 +34,9 @@
  * buffer guesses below do not follow), each is looked up before its memory is touched, so that
  * a scan of such a table maps no window and takes no page fault; the first block not found
  * there goes back to touching first.
- * radik.page_cache_reads turns copying off.
+ * The fetches of selected rows by their TIDs (radik_fetch.c) read through a source as well
+ * (radik_page_source_begin_fetch): without a ring, and copying only where a scan of the table
+ * would read it through one.  radik.page_cache_reads turns copying off.
  */
 #include "postgres.h"
 
@@ -309,22 +311,26 @@ copy_block(RadikPageSource *source, BlockNumber block, Page copy, Buffer *found)
 	return true;
 }
 
-void
-radik_page_source_begin(RadikPageSource *source, Relation rel, HeapScanDesc scan)
+/*
+ * Start a source reading rel's blocks below nblocks with strategy's ring, its pages copied from
+ * the page cache where may_copy and the snapshot allow it; the window's memory, and its unmapping
+ * on a reset, in the current memory context.
+ */
+static void
+source_begin(RadikPageSource *source, Relation rel, Snapshot snapshot,
+			 BufferAccessStrategy strategy, BlockNumber nblocks, bool populate, bool may_copy)
 {
-	Snapshot	snapshot = scan->rs_base.rs_snapshot;
-
 	memset(source, 0, sizeof(*source));
 	source->rel = rel;
-	source->strategy = scan->rs_strategy;
+	source->strategy = strategy;
 	source->last_block = InvalidBlockNumber;
 	source->last_buffer = InvalidBuffer;
 	source->buffer_step = 1;
-	source->nblocks = scan->rs_nblocks;
+	source->nblocks = nblocks;
 	source->vm_buffer = InvalidBuffer;
-	source->populate = scan->rs_base.rs_parallel == NULL;
+	source->populate = populate;
 
-	if (radik_page_cache_reads && source->strategy != NULL &&
+	if (radik_page_cache_reads && may_copy &&
 		!RelationUsesLocalBuffers(rel) && IsMVCCSnapshot(snapshot) &&
 		!snapshot->takenDuringRecovery && !IsolationIsSerializable()
 #if PG_VERSION_NUM >= 160000
@@ -334,7 +340,6 @@ radik_page_source_begin(RadikPageSource *source, Relation rel, HeapScanDesc scan
 	{
 		MemoryContextCallback *unmap = palloc0(sizeof(MemoryContextCallback));
 
-		source->copies = palloc(2 * sizeof(PGAlignedBlock));
 		source->window = palloc0(sizeof(RadikFileWindow));
 		unmap->func = unmap_window;
 		unmap->arg = source->window;
@@ -342,8 +347,25 @@ radik_page_source_begin(RadikPageSource *source, Relation rel, HeapScanDesc scan
 	}
 }
 
+void
+radik_page_source_begin(RadikPageSource *source, Relation rel, HeapScanDesc scan)
+{
+	source_begin(source, rel, scan->rs_base.rs_snapshot, scan->rs_strategy, scan->rs_nblocks,
+				 scan->rs_base.rs_parallel == NULL, scan->rs_strategy != NULL);
+	if (source->window != NULL)
+		source->copies = palloc(2 * sizeof(PGAlignedBlock));
+}
+
+void
+radik_page_source_begin_fetch(RadikPageSource *source, Relation rel, Snapshot snapshot,
+							  BlockNumber nblocks, bool may_copy)
+{
+	source_begin(source, rel, snapshot, NULL, nblocks, false,
+				 may_copy && RelationGetNumberOfBlocks(rel) > (BlockNumber) NBuffers / 4);
+}
+
 RadikPageRef
-radik_page_source_read(RadikPageSource *source, BlockNumber block)
+radik_page_source_read_into(RadikPageSource *source, BlockNumber block, Page copy)
 {
 	RadikPageRef ref;
 	Buffer		found = InvalidBuffer;
@@ -351,20 +373,25 @@ radik_page_source_read(RadikPageSource *source, BlockNumber block)
 	ref.buffer = pin_guessed_buffer(source, block);
 	if (!BufferIsValid(ref.buffer))
 	{
-		if (source->copies != NULL && !source->window_failed)
+		if (radik_page_source_copies(source) && copy_block(source, block, copy, &found))
 		{
-			Page		copy = source->copies[source->pages_copied % 2].data;
-
-			if (copy_block(source, block, copy, &found))
-			{
-				ref.page = copy;
-				return ref;
-			}
+			ref.page = copy;
+			return ref;
 		}
 		ref.buffer = pin_block(source, block, found);
 	}
 	ref.page = BufferGetPage(ref.buffer);
 	return ref;
+}
+
+RadikPageRef
+radik_page_source_read(RadikPageSource *source, BlockNumber block)
+{
+	Page		copy = NULL;
+
+	if (source->copies != NULL)
+		copy = source->copies[source->pages_copied % 2].data;
+	return radik_page_source_read_into(source, block, copy);
 }
 
 void

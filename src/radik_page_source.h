@@ -1,8 +1,9 @@
 /*
  * radik_page_source.h
- *	  Where the extractor's heap pages come from: a pin on the shared buffer that holds the
- *	  block, or, for a block that no shared buffer holds, a private copy taken straight from
- *	  the operating system's page cache (radik_page_source.c says when, and why that is exact).
+ *	  Where the extractor's (and the row fetches') heap pages come from: a pin on the shared
+ *	  buffer that holds the block, or, for a block that no shared buffer holds, a private copy
+ *	  taken straight from the operating system's page cache (radik_page_source.c says when, and
+ *	  why that is exact).
  *
  * A scan that PostgreSQL would read through a small ring of buffers (a table larger than a
  * quarter of shared_buffers) reads every page it does not find in shared buffers from the page
@@ -47,8 +48,8 @@ typedef struct RadikPageSource
 	uint64		pins;			/* pages pinned */
 	int			guess_misses;	/* wrong guesses of a block's buffer in a row */
 
-	/* copies from the page cache (copies is NULL when the scan does not take them) */
-	PGAlignedBlock *copies;		/* two: the current page and the one read ahead */
+	/* copies from the page cache (window is NULL when the source does not take them) */
+	PGAlignedBlock *copies;		/* a scan's two: the current page and the one read ahead */
 	uint64		pages_copied;
 	BlockNumber nblocks;		/* the scan's blocks: never map beyond them */
 	Buffer		vm_buffer;		/* the visibility map page last looked at */
@@ -64,8 +65,31 @@ typedef struct RadikPageSource
  */
 extern void radik_page_source_begin(RadikPageSource *source, Relation rel, HeapScanDesc scan);
 
+/*
+ * Start reading chosen blocks of rel, all below nblocks, for rows seen under snapshot (radik's
+ * fetches by TID): pinned without a ring, or, with may_copy where a scan of rel would read it
+ * through one (more than a quarter of shared_buffers), copied from the page cache as a scan's
+ * are.
+ */
+extern void radik_page_source_begin_fetch(RadikPageSource *source, Relation rel,
+										  Snapshot snapshot, BlockNumber nblocks, bool may_copy);
+
 /* block's page: release it with radik_page_source_release before reading two more. */
 extern RadikPageRef radik_page_source_read(RadikPageSource *source, BlockNumber block);
+
+/*
+ * block's page, as radik_page_source_read, but a copy from the page cache is made into copy
+ * (BLCKSZ bytes the caller keeps until it releases the page); see radik_page_source_copies.
+ */
+extern RadikPageRef radik_page_source_read_into(RadikPageSource *source, BlockNumber block,
+												Page copy);
+
+/* Whether the source may copy pages from the page cache (else every page is pinned). */
+static inline bool
+radik_page_source_copies(const RadikPageSource *source)
+{
+	return source->window != NULL && !source->window_failed;
+}
 
 static inline void
 radik_page_source_release(RadikPageRef *ref)

@@ -196,7 +196,10 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		/* Under an ICU collation, the keys its table of ASCII characters did not make. */
 		if (es->costs && state->totals.icu_table)
 			ExplainPropertyInteger("Keys From ICU", NULL, state->totals.scan.keys_from_icu, es);
-		/* Pages that no shared buffer held, copied from the page cache (radik_page_source.h) */
+		/*
+		 * Pages that no shared buffer held, copied from the page cache (radik_page_source.h) by
+		 * the scan and by the fetches of the rows it selected.
+		 */
 		if (es->costs && state->totals.scan.pages_copied > 0)
 			ExplainPropertyInteger("Pages From Page Cache", NULL, state->totals.scan.pages_copied, es);
 		/* Rows of the answer the scan carried whole, when rows are not made from keys. */

@@ -8,6 +8,8 @@
 #  - rows updated and vacuumed in shared buffers, their pages all-visible again but not yet
 #    written to the file (whose older copies are all-visible too), are read from the buffers;
 #  - pages with deleted rows, not all-visible, are read through shared buffers;
+#  - rows fetched by their TIDs after the scan (those the groups of a grouped selection keep,
+#    and those work_mem did not let the scan carry) are copied from the page cache too;
 #  - writers (updates, deletes, inserts, VACUUM, CHECKPOINT) run while radik scans, and every
 #    answer equals PostgreSQL's in the same snapshot.
 # Every radik answer is compared with PostgreSQL's (radik.enabled = off) in the same transaction.
@@ -78,6 +80,11 @@ my $top = 'SELECT * FROM pc ORDER BY v DESC, id LIMIT 20';
 my $low = 'SELECT id, v FROM pc ORDER BY v, id LIMIT 20';
 my $where = "SELECT id, v, name FROM pc WHERE grp < 10 AND name LIKE 'a%' ORDER BY v DESC, id LIMIT 20";
 my $text = 'SELECT id, name FROM pc ORDER BY name COLLATE "C", id LIMIT 20';
+my $grouped = 'SELECT * FROM (SELECT id / 50 AS g, id, v, name, row_number() OVER '
+  . '(PARTITION BY id / 50 ORDER BY v DESC, id) AS r FROM pc) s WHERE r <= 1 ORDER BY g';
+my $fetched = 'SELECT id, v, name FROM pc ORDER BY v DESC, id LIMIT 3000';
+# (work_mem too small for the scan to carry 3000 rows: they are fetched in batches)
+my $fetch_settings = "SET work_mem = '64kB'; ";
 
 # Read through the ring: every page is copied, and the answers are PostgreSQL's.
 is($node->safe_psql('postgres', "SELECT pages_copied('$top')"), $pages,
@@ -86,6 +93,23 @@ for my $q ($top, $low, $where, $text)
 {
 	is($node->safe_psql('postgres', "SELECT radik_same(\$q\$$q\$q\$)"), 'ok', "same answer: $q");
 }
+
+# The rows fetched after the scan: their pages, which the scan's ring did not keep, are copied
+# as the scan's were, and the copies counted with them.
+$node->restart;
+cmp_ok($node->safe_psql('postgres', "SELECT pages_copied('$grouped')"),
+	'>', $pages + 1000, 'the rows the groups keep are fetched from the page cache');
+is($node->safe_psql('postgres', "SELECT radik_same('$grouped')"), 'ok',
+	'the same rows for each group');
+is( $node->safe_psql(
+		'postgres', "SET max_parallel_workers_per_gather = 2; SELECT radik_same('$grouped')"),
+	'ok', 'with two workers, which copy the rows their groups keep, the same rows');
+cmp_ok($node->safe_psql('postgres', $fetch_settings . "SELECT pages_copied('$fetched')"),
+	'>', $pages + 1000, 'rows the scan did not carry are fetched from the page cache');
+is($node->safe_psql('postgres', $fetch_settings . "SELECT radik_same('$fetched')"), 'ok',
+	'the same rows fetched in batches');
+$node->restart;
+
 # (the ring of the queries before holds a few pages in shared buffers)
 cmp_ok(
 	$node->safe_psql(
@@ -178,10 +202,11 @@ while (time() < $until && grep { $_->pumpable } @writers)
 {
 	for my $workers (0, 2)
 	{
-		for my $q ($top, $low, $where)
+		for my $q ($top, $low, $where, $grouped, $fetched)
 		{
 			my $result = $node->safe_psql('postgres',
 				"SET max_parallel_workers_per_gather = $workers; "
+				  . ($q eq $fetched ? $fetch_settings : '')
 				  . 'BEGIN ISOLATION LEVEL REPEATABLE READ; '
 				  . "SELECT radik_same(\$q\$$q\$q\$); SELECT pages_copied(\$q\$$q\$q\$); COMMIT");
 			my ($verdict, $n) = split /\n/, $result;
