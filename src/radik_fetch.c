@@ -211,7 +211,7 @@ radik_fetch_rows(Relation rel, Snapshot snapshot, const RadikFetchOrder *order, 
 								  may_copy &&
 								  (uint64) n * FETCH_COPY_DENSITY >= end_block - first_block);
 	for (int i = 0; i < FETCH_PAGES_AHEAD; i++)
-		ahead[i].copy = radik_page_source_copies(&source) ? palloc(BLCKSZ) : NULL;
+		ahead[i].copy = radik_page_source_may_copy(&source) ? palloc(BLCKSZ) : NULL;
 	MemoryContextSwitchTo(old_context);
 
 	while (pinned > 0 || cursor < n)

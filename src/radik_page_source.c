@@ -373,7 +373,7 @@ radik_page_source_read_into(RadikPageSource *source, BlockNumber block, Page cop
 	ref.buffer = pin_guessed_buffer(source, block);
 	if (!BufferIsValid(ref.buffer))
 	{
-		if (radik_page_source_copies(source) && copy_block(source, block, copy, &found))
+		if (radik_page_source_may_copy(source) && copy_block(source, block, copy, &found))
 		{
 			ref.page = copy;
 			return ref;

@@ -79,14 +79,14 @@ extern RadikPageRef radik_page_source_read(RadikPageSource *source, BlockNumber 
 
 /*
  * block's page, as radik_page_source_read, but a copy from the page cache is made into copy
- * (BLCKSZ bytes the caller keeps until it releases the page); see radik_page_source_copies.
+ * (BLCKSZ bytes the caller keeps until it releases the page); see radik_page_source_may_copy.
  */
 extern RadikPageRef radik_page_source_read_into(RadikPageSource *source, BlockNumber block,
 												Page copy);
 
 /* Whether the source may copy pages from the page cache (else every page is pinned). */
 static inline bool
-radik_page_source_copies(const RadikPageSource *source)
+radik_page_source_may_copy(const RadikPageSource *source)
 {
 	return source->window != NULL && !source->window_failed;
 }
