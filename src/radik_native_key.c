@@ -30,6 +30,12 @@ typedef enum KeyNodeKind
 	KEY_DIV,
 	KEY_ABS,
 	KEY_NEGATE,
+	KEY_FLOOR,
+	KEY_CEIL,
+	KEY_TRUNC,
+	KEY_ROUND,					/* to the nearest integer, halves to even (rint) */
+	KEY_SIGN,
+	KEY_SQRT,					/* the one unary operator that fails: on a negative operand */
 	KEY_CAST					/* integer or real to double precision: no node of its own (a
 								 * column's value is a double already) */
 } KeyNodeKind;
@@ -90,6 +96,16 @@ static const KeyFunction key_functions[] = {
 	{F_FLOAT8ABS, KEY_ABS, FLOAT8OID, InvalidOid},	/* @ x */
 	{F_ABS_FLOAT8, KEY_ABS, FLOAT8OID, InvalidOid}, /* abs(x) */
 	{F_FLOAT8UM, KEY_NEGATE, FLOAT8OID, InvalidOid},
+	{F_FLOOR_FLOAT8, KEY_FLOOR, FLOAT8OID, InvalidOid},
+	{F_CEIL_FLOAT8, KEY_CEIL, FLOAT8OID, InvalidOid},
+	{F_CEILING_FLOAT8, KEY_CEIL, FLOAT8OID, InvalidOid},
+	{F_TRUNC_FLOAT8, KEY_TRUNC, FLOAT8OID, InvalidOid},
+	{F_DTRUNC, KEY_TRUNC, FLOAT8OID, InvalidOid},
+	{F_ROUND_FLOAT8, KEY_ROUND, FLOAT8OID, InvalidOid},
+	{F_DROUND, KEY_ROUND, FLOAT8OID, InvalidOid},
+	{F_SIGN_FLOAT8, KEY_SIGN, FLOAT8OID, InvalidOid},
+	{F_SQRT_FLOAT8, KEY_SQRT, FLOAT8OID, InvalidOid},
+	{F_DSQRT, KEY_SQRT, FLOAT8OID, InvalidOid},	/* |/ x */
 	{F_FLOAT8_INT2, KEY_CAST, INT2OID, InvalidOid},
 	{F_FLOAT8_INT4, KEY_CAST, INT4OID, InvalidOid},
 	{F_FLOAT8_INT8, KEY_CAST, INT8OID, InvalidOid},
@@ -292,6 +308,35 @@ float_arithmetic(KeyNodeKind kind, float8 a, float8 b, float8 *result)
 }
 
 /*
+ * A unary operator's value, as PostgreSQL's computes it (utils/adt/float.c: float8abs, float8um,
+ * dfloor, dceil, dtrunc, dround, dsign, dsqrt); dsqrt's error on a negative operand is left to
+ * the caller.
+ */
+static pg_attribute_always_inline float8
+unary_value(KeyNodeKind kind, float8 a)
+{
+	switch (kind)
+	{
+		case KEY_ABS:
+			return fabs(a);
+		case KEY_NEGATE:
+			return -a;
+		case KEY_FLOOR:
+			return floor(a);
+		case KEY_CEIL:
+			return ceil(a);
+		case KEY_TRUNC:
+			return a >= 0 ? floor(a) : -floor(-a);
+		case KEY_ROUND:
+			return rint(a);
+		case KEY_SIGN:
+			return a > 0 ? 1.0 : a < 0 ? -1.0 : 0.0;
+		default:
+			return a < 0 ? 0.0 : sqrt(a);
+	}
+}
+
+/*
  * One node over n rows: a column read from each tuple, a constant, or an operator over its
  * operands' values, with the state each row's value has.  An
  * operator computes every row, whatever its operands' states (a NULL column's value is 0), so
@@ -331,10 +376,23 @@ run_node_rows(RadikNativeKey *key, int index, KeyNodeKind kind, HeapTupleData *t
 			break;
 		case KEY_ABS:
 		case KEY_NEGATE:
+		case KEY_FLOOR:
+		case KEY_CEIL:
+		case KEY_TRUNC:
+		case KEY_ROUND:
+		case KEY_SIGN:
 			for (int r = 0; r < n; r++)
 			{
-				out[r] = kind == KEY_ABS ? fabs(a[r]) : -a[r];
+				out[r] = unary_value(kind, a[r]);
 				state[r] = a_state[r];
+			}
+			break;
+		case KEY_SQRT:
+			for (int r = 0; r < n; r++)
+			{
+				out[r] = unary_value(kind, a[r]);
+				state[r] = a_state[r] != NODE_VALUE ? a_state[r] :
+					a[r] < 0 ? NODE_ERROR : NODE_VALUE;
 			}
 			break;
 		default:
@@ -385,6 +443,24 @@ radik_native_key_run_rows(RadikNativeKey *key, HeapTupleData *tuples, int n,
 				break;
 			case KEY_NEGATE:
 				run_node_rows(key, i, KEY_NEGATE, tuples, n);
+				break;
+			case KEY_FLOOR:
+				run_node_rows(key, i, KEY_FLOOR, tuples, n);
+				break;
+			case KEY_CEIL:
+				run_node_rows(key, i, KEY_CEIL, tuples, n);
+				break;
+			case KEY_TRUNC:
+				run_node_rows(key, i, KEY_TRUNC, tuples, n);
+				break;
+			case KEY_ROUND:
+				run_node_rows(key, i, KEY_ROUND, tuples, n);
+				break;
+			case KEY_SIGN:
+				run_node_rows(key, i, KEY_SIGN, tuples, n);
+				break;
+			case KEY_SQRT:
+				run_node_rows(key, i, KEY_SQRT, tuples, n);
 				break;
 			case KEY_CAST:
 				Assert(false);	/* compiled into its operand */

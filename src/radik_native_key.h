@@ -7,12 +7,15 @@
  * through the executor each row then costs a slot filled with its columns and a function call
  * per operator, several times radik's whole scan of a plain column.  Expressions made only of
  * double precision arithmetic (+ - * /, mixed real and double precision operands included),
- * abs(), unary minus, casts of integer and real columns to double precision, columns and
+ * abs(), unary minus, the rounding functions floor(), ceil() (ceiling()), trunc() and round(),
+ * sign(), sqrt() (|/), casts of integer and real columns to double precision, columns and
  * constants are compiled into a small array of nodes and run here, for a few rows of a page at a
- * time (node by node over them, so that each operator is one tight loop) or for one row.  Each
- * operator computes what PostgreSQL's computes (utils/float.h), in the same double precision;
- * where PostgreSQL's would raise an error (an overflow, an underflow, a division by zero) the
- * row's key is left to the executor, which raises it.  Every operator is strict, so a NULL column makes
+ * time (node by node over them, so that each operator is one tight loop) or for one row.  Bucketed
+ * keys (floor(v * 10)) and distances (sqrt(dx * dx + dy * dy)) are of this kind.  Each operator
+ * computes what PostgreSQL's computes (utils/float.h, utils/adt/float.c), in the same double
+ * precision; where PostgreSQL's would raise an error (an overflow, an underflow, a division by
+ * zero, the square root of a negative number) the row's key is left to the executor, which
+ * raises it.  Every operator is strict, so a NULL column makes
  * the key NULL, unless another operand's subtree would fail first, as the executor evaluates
  * every argument before calling a function.
  */
