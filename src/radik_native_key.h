@@ -4,20 +4,19 @@
  *	  the expression evaluator.
  *
  * "Nearest N by a score" orders by an expression such as abs(v - 0.5) or x * 0.3 + y * 0.7, and
- * through the executor each row then costs a slot filled with its columns and a function call
- * per operator, several times radik's whole scan of a plain column.  Expressions made only of
- * double precision arithmetic (+ - * /, mixed real and double precision operands included),
- * abs(), unary minus, the rounding functions floor(), ceil() (ceiling()), trunc() and round(),
- * sign(), sqrt() (|/), casts of integer and real columns to double precision, columns and
- * constants are compiled into a small array of nodes and run here, for a few rows of a page at a
- * time (node by node over them, so that each operator is one tight loop) or for one row.  Bucketed
- * keys (floor(v * 10)) and distances (sqrt(dx * dx + dy * dy)) are of this kind.  Each operator
- * computes what PostgreSQL's computes (utils/float.h, utils/adt/float.c), in the same double
- * precision; where PostgreSQL's would raise an error (an overflow, an underflow, a division by
- * zero, the square root of a negative number) the row's key is left to the executor, which
- * raises it.  Every operator is strict, so a NULL column makes
- * the key NULL, unless another operand's subtree would fail first, as the executor evaluates
- * every argument before calling a function.
+ * through the executor each row then costs a slot filled with its columns and a function call per
+ * operator, several times radik's whole scan of a plain column.  Expressions made only of double
+ * precision arithmetic (+ - * /, mixed real and double precision operands included), abs(), unary
+ * minus, the rounding functions floor(), ceil() (ceiling()), trunc() and round(), sign(), sqrt()
+ * (|/), casts of integer and real columns to double precision, columns and constants are compiled
+ * into a small array of nodes and run here, for a few rows of a page at a time (node by node over
+ * them, so that each operator is one tight loop) or for one row.  Bucketed keys (floor(v * 10))
+ * and distances (sqrt(dx * dx + dy * dy)) are of this kind.  Each operator computes what
+ * PostgreSQL's computes (utils/float.h, utils/adt/float.c), in the same double precision; where
+ * PostgreSQL's would raise an error (an overflow, an underflow, a division by zero, the square
+ * root of a negative number) the row's key is left to the executor, which raises it.  Every
+ * operator is strict, so a NULL column makes the key NULL, unless another operand's subtree would
+ * fail first, as the executor evaluates every argument before calling a function.
  */
 #ifndef RADIK_NATIVE_KEY_H
 #define RADIK_NATIVE_KEY_H
