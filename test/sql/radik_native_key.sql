@@ -22,10 +22,9 @@ FROM unnest(ARRAY['abs(f8 - 0.5)', 'f4 * 2.5', 'i4::float8 / 3', 'f8 + i8', '-f8
 -- infinities, denormals and integer extremes.  Overflows (f8 * 1e300 on the largest values),
 -- divisions by zero (f8 / f4 where f4 is 0 or -0, 1 / f8), underflows (f8 * 0.5 on the smallest
 -- denormal, f8 * f8 * f8, also under a sqrt()) and square roots of negative numbers (sqrt(f8),
--- |/ f4) are
--- PostgreSQL's errors in both plans: radik leaves those rows to the executor, which raises
--- them.  The rounding functions meet halves (round() rounds them to even, as rint() does), -0,
--- NaN and the infinities, and make ties; round(f8 * 2.5) overflows before it rounds.
+-- |/ f4) are PostgreSQL's errors in both plans: radik leaves those rows to the executor, which
+-- raises them.  The rounding functions meet halves (round() rounds them to even, as rint()
+-- does), -0, NaN and the infinities, and make ties; round(f8 * 2.5) overflows before it rounds.
 CREATE TEMP TABLE radik_nk_results AS
 SELECT k || dir AS key, radik_compare(format('SELECT id, %s FROM radik_t ORDER BY %s%s, id LIMIT 40',
 											 k, k, dir)) AS result
