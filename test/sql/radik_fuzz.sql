@@ -133,7 +133,8 @@ DECLARE
 									 'pad', 'pad COLLATE "C"', 'upper(pad) || a', 'left(pad, 9)',
 									 'md5(a::text)::uuid', 'a > 0', 'interval ''1 ms'' * (a % 50)',
 									 'e - timestamp ''2000-01-01''',
-									 '(''10.0.'' || abs(a % 256) || ''.'' || abs(d % 256))::inet']
+									 '(''10.0.'' || abs(a % 256) || ''.'' || abs(d % 256))::inet',
+									 'round(b / 3)', 'sqrt(abs(b)) - c']
 							   || icu_keys);
 	key2 text := radik_fz_pick(ARRAY['', '', 'id', 'id DESC', 'a', 'c DESC']);
 	dir text := radik_fz_pick(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']);
@@ -246,7 +247,8 @@ DECLARE
 	grp text := radik_fz_pick(ARRAY['m', 'a % 10', 'd % 50', 'pad', 'dt', 'id % 5000',
 									'a % 3, m % 4']);
 	key1 text := radik_fz_pick(ARRAY['b', 'c', 'e', 'g', 'w', 'tz', 'id', 'abs(c - 0.5)',
-									 'b * 2 - a', 'floor(c * 4)', 'pad COLLATE "C"']);
+									 'b * 2 - a', 'floor(c * 4)', 'floor(b / 25)',
+									 'pad COLLATE "C"']);
 	key2 text := radik_fz_pick(ARRAY['', '', 'id', 'id DESC']);
 	dir text := radik_fz_pick(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']);
 	fn text := radik_fz_pick(ARRAY['row_number', 'rank', 'dense_rank']);
