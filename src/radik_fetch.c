@@ -39,6 +39,7 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 
@@ -48,6 +49,9 @@
  * a share of a mapping, which measured no faster than reading it into a buffer.
  */
 #define FETCH_COPY_DENSITY 8
+
+/* Rows whose memory radik_gather_rows asks for ahead of the one it copies. */
+#define GATHER_ROWS_AHEAD 16
 
 /* Pages pinned ahead of the one being read (a power of two). */
 #define FETCH_PAGES_AHEAD 16
@@ -237,4 +241,60 @@ radik_fetch_rows(Relation rel, Snapshot snapshot, const RadikFetchOrder *order, 
 	radik_page_source_end(&source);
 	MemoryContextDelete(source_context);
 	return pages_copied;
+}
+
+/*
+ * Rows returned in key order from copies made in TID order are each a cache miss (and, in 4 kB
+ * pages, a TLB miss) when the node above first reads them, one at a time, with a row's worth of
+ * executor work between them.  Here the misses overlap, the memory of the rows ahead asked for
+ * while a row is copied, and the copies are read next from a buffer small enough to stay in the
+ * processor's cache.  (Copying a whole batch of a million rows at once saved the misses too, but
+ * spent a fifth of that on the page faults of its fresh memory.)
+ */
+int64
+radik_gather_rows(HeapTuple const *rows, int64 n, Size max_bytes, HeapTuple *out,
+				  char **buffer, Size *buffer_size, MemoryContext context)
+{
+	Size		total = 0;
+	int64		count = 0;
+	char	   *copies;
+
+	while (count < n)
+	{
+		Size		size = MAXALIGN(HEAPTUPLESIZE + rows[count]->t_len);
+
+		if (count > 0 && total + size > max_bytes)
+			break;
+		if (count + GATHER_ROWS_AHEAD < n)
+			radik_prefetch_for_read(rows[count + GATHER_ROWS_AHEAD]);
+		total += size;
+		count++;
+	}
+	if (*buffer_size < total)
+	{
+		if (*buffer != NULL)
+			pfree(*buffer);
+		*buffer = MemoryContextAllocHuge(context, total);
+		*buffer_size = total;
+	}
+	copies = *buffer;
+	for (int64 i = 0; i < count; i++)
+	{
+		HeapTuple	copy = (HeapTuple) copies;
+
+		if (i + GATHER_ROWS_AHEAD < count)
+		{
+			HeapTuple	ahead = rows[i + GATHER_ROWS_AHEAD];
+
+			radik_prefetch_for_read(ahead->t_data);
+			if (ahead->t_len > 64)
+				radik_prefetch_for_read((char *) ahead->t_data + 64);
+		}
+		*copy = *rows[i];
+		copy->t_data = (HeapTupleHeader) ((char *) copy + HEAPTUPLESIZE);
+		memcpy(copy->t_data, rows[i]->t_data, rows[i]->t_len);
+		out[i] = copy;
+		copies += MAXALIGN(HEAPTUPLESIZE + copy->t_len);
+	}
+	return count;
 }

@@ -3,7 +3,8 @@
  *	  Fetching selected rows by TID, many at once, in TID order (radik_fetch.c).
  *
  * The custom scan returns its rows in key order, which jumps all over the table; it fetches them
- * in batches, each batch visited in TID order so that every page is read and locked once.
+ * in batches, each batch visited in TID order so that every page is read and locked once, and
+ * copies them again, a few at a time, into the order it returns them (radik_gather_rows).
  */
 #ifndef RADIK_FETCH_H
 #define RADIK_FETCH_H
@@ -34,5 +35,13 @@ extern void radik_sort_fetch_order(RadikFetchOrder *order, int64 n);
  */
 extern uint64 radik_fetch_rows(Relation rel, Snapshot snapshot, const RadikFetchOrder *order,
 							   int64 n, bool may_copy, HeapTuple *out);
+
+/*
+ * Copy the first of rows[0 .. n) (none NULL), as many as fit in max_bytes and at least one,
+ * into *buffer in their order, and point out[] at the copies; returns how many.  *buffer, of
+ * *buffer_size bytes (NULL and 0 at first), is allocated or grown in context as needed.
+ */
+extern int64 radik_gather_rows(HeapTuple const *rows, int64 n, Size max_bytes, HeapTuple *out,
+							   char **buffer, Size *buffer_size, MemoryContext context);
 
 #endif							/* RADIK_FETCH_H */

@@ -710,6 +710,15 @@ key_row_from_template(HeapTuple template, Form_pg_attribute key_att, Datum value
 }
 
 /*
+ * A batch of at least GATHER_MIN_ROWS rows is returned going forward from copies of the next
+ * GATHER_WINDOW_ROWS rows, at most GATHER_WINDOW_BYTES of them (or one row), made in key order
+ * (batch_row): about as much as a processor's second-level cache holds.
+ */
+#define GATHER_MIN_ROWS 8192
+#define GATHER_WINDOW_ROWS 4096
+#define GATHER_WINDOW_BYTES (512 * 1024)
+
+/*
  * Make a batch of rows in key order, state->tids[start .. start + batch_rows), in batch_context:
  * rows carried by the scan as they are, the others fetched in TID order.  When the target list
  * reads only the key column, a row is made from its key instead (the other columns NULL, never
@@ -786,6 +795,41 @@ fetch_batch(RadikScanState *state, int64 start)
 	MemoryContextSwitchTo(old_context);
 	state->batch_start = start;
 	state->batch_end = start + rows;
+	state->window_tuples = NULL;
+	state->window_buffer = NULL;
+	state->window_buffer_size = 0;
+	state->window_start = state->window_end = 0;
+}
+
+/*
+ * The selected row numbered row, which the batch holds.  A large batch's rows lie in the order
+ * they were fetched or carried, TID order, but are returned in key order: going forward they are
+ * copied, a window of the next ones at a time, into a buffer in the order returned
+ * (radik_gather_rows); going backward (a cursor) they are returned as they lie.
+ */
+static HeapTuple
+batch_row(RadikScanState *state, int64 row, bool forward)
+{
+	int64		in_batch = row - state->batch_start;
+	int64		size = state->batch_end - state->batch_start;
+
+	if (!forward || size < GATHER_MIN_ROWS)
+		return state->batch_tuples[in_batch];
+	if (row < state->window_start || row >= state->window_end)
+	{
+		int64		n = Min(size - in_batch, GATHER_WINDOW_ROWS);
+
+		ExecClearTuple(state->css.ss.ss_ScanTupleSlot); /* it may point into the buffer */
+		if (state->window_tuples == NULL)
+			state->window_tuples = MemoryContextAlloc(state->batch_context,
+													  GATHER_WINDOW_ROWS * sizeof(HeapTuple));
+		state->window_start = row;
+		state->window_end = row +
+			radik_gather_rows(&state->batch_tuples[in_batch], n, GATHER_WINDOW_BYTES,
+							  state->window_tuples, &state->window_buffer,
+							  &state->window_buffer_size, state->batch_context);
+	}
+	return state->window_tuples[row - state->window_start];
 }
 
 /*
@@ -815,7 +859,7 @@ radik_scan_next(ScanState *ss)
 
 	if (row < state->batch_start || row >= state->batch_end)
 		fetch_batch(state, forward ? row : Max(0, row + 1 - state->batch_rows));
-	ExecStoreHeapTuple(state->batch_tuples[row - state->batch_start], slot, false);
+	ExecStoreHeapTuple(batch_row(state, row, forward), slot, false);
 	slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
 	state->next = row + 1;
 	return slot;

@@ -64,6 +64,12 @@ typedef struct RadikScanState
 	int64		batch_start;
 	int64		batch_end;
 	int64		batch_rows;		/* rows per batch, sized by work_mem */
+	/* A large batch's rows batch_tuples[window_start .. window_end) copied in order (batch_row) */
+	HeapTuple  *window_tuples;
+	char	   *window_buffer;
+	Size		window_buffer_size;
+	int64		window_start;
+	int64		window_end;
 
 	/* Totals over every selection of this node, for EXPLAIN ANALYZE. */
 	int64		selections;

@@ -207,6 +207,62 @@ SELECT radik_carry_outcome('SELECT DISTINCT ON (k4 % 997) * FROM radik_ct ORDER 
 SELECT * FROM radik_carry_group_answers();
 RESET max_parallel_workers_per_gather;
 
+-- Answers of many rows are returned from copies made in the order returned, a window of rows at
+-- a time (batch_row in radik_scan.c): tens of thousands of rows, carried and fetched, in several
+-- fetch batches (default work_mem), rows of a group tied at the cut, wide rows (fewer rows per
+-- window), and a cursor that turns back and forward again across windows.
+SELECT radik_carry_outcome('SELECT * FROM radik_ct ORDER BY f8 DESC LIMIT 60000') AS many_rows;
+SELECT radik_compare('SELECT * FROM radik_ct ORDER BY f8 DESC LIMIT 60000') AS many_rows_answer;
+SELECT radik_compare('SELECT * FROM radik_ct ORDER BY n4 NULLS FIRST, id LIMIT 50000')
+	AS many_rows_two_keys;
+SET work_mem = '2MB';
+SELECT radik_carry_outcome('SELECT * FROM radik_ct ORDER BY f8 LIMIT 40000') AS many_rows_some_carried;
+SELECT radik_compare('SELECT * FROM radik_ct ORDER BY f8 LIMIT 40000') AS many_rows_some_carried_answer;
+RESET work_mem;
+SELECT w AS workers, radik_compare(format('SELECT * FROM (SELECT id, grp, k4 %% 3 AS d, note, '
+	'rank() OVER (PARTITION BY grp ORDER BY k4 %% 3) AS r FROM radik_ct /* %s */) s WHERE r <= 2', w),
+	NULL, 'grp, d, r') AS tied_groups
+FROM (VALUES (0), (2)) v(w), LATERAL set_config('max_parallel_workers_per_gather', w::text, false);
+RESET max_parallel_workers_per_gather;
+CREATE TABLE radik_ct_wide AS SELECT id, f8, repeat(md5(id::text), 16) AS pad FROM radik_ct;
+ALTER TABLE radik_ct_wide SET (parallel_workers = 2);
+ANALYZE radik_ct_wide;
+SELECT radik_compare('SELECT * FROM radik_ct_wide ORDER BY f8 DESC LIMIT 30000') AS many_wide_rows;
+DROP TABLE radik_ct_wide;
+CREATE FUNCTION radik_carry_window_cursor(use_radik boolean) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	c refcursor := 'radik_carry_w';
+	r record;
+BEGIN
+	PERFORM set_config('radik.enabled', use_radik::text, true);
+	OPEN c SCROLL FOR EXECUTE 'SELECT id, f8, note FROM radik_ct ORDER BY f8 LIMIT 30000';
+	MOVE ABSOLUTE 9000 FROM c;
+	FOR i IN 1..3 LOOP
+		FETCH BACKWARD FROM c INTO r;
+		RETURN NEXT r::text;
+	END LOOP;
+	MOVE FORWARD 4094 FROM c;
+	FOR i IN 1..4 LOOP
+		FETCH NEXT FROM c INTO r;
+		RETURN NEXT r::text;
+	END LOOP;
+	MOVE ABSOLUTE 4097 FROM c;
+	FETCH PRIOR FROM c INTO r;
+	RETURN NEXT r::text;
+	MOVE LAST FROM c;
+	FETCH PRIOR FROM c INTO r;
+	RETURN NEXT r::text;
+	FETCH FIRST FROM c INTO r;
+	RETURN NEXT r::text;
+	CLOSE c;
+END $$;
+SELECT radik_plan_uses_radik('SELECT id, f8, note FROM radik_ct ORDER BY f8 LIMIT 30000')
+	AS window_cursor_uses_radik;
+SELECT (SELECT array_agg(x) FROM radik_carry_window_cursor(true) x) =
+	   (SELECT array_agg(x) FROM radik_carry_window_cursor(false) x) AS window_cursor_same_rows;
+
+DROP FUNCTION radik_carry_window_cursor(boolean);
 DROP FUNCTION radik_carry_group_answers();
 DROP FUNCTION radik_carry_cursor(boolean);
 DROP FUNCTION radik_carry_answers();
