@@ -223,6 +223,12 @@ SELECT w AS workers, radik_compare(format('SELECT * FROM (SELECT id, grp, k4 %% 
 	'rank() OVER (PARTITION BY grp ORDER BY k4 %% 3) AS r FROM radik_ct /* %s */) s WHERE r <= 2', w),
 	NULL, 'grp, d, r') AS tied_groups
 FROM (VALUES (0), (2)) v(w), LATERAL set_config('max_parallel_workers_per_gather', w::text, false);
+-- text group and order keys, which the ranking node keeps copies of from the row before
+SELECT w AS workers, radik_compare(format('SELECT * FROM (SELECT id, grp::text AS g, '
+	'(k4 %% 3)::text COLLATE "C" AS d, rank() OVER (PARTITION BY grp::text '
+	'ORDER BY (k4 %% 3)::text COLLATE "C" DESC) AS r FROM radik_ct /* %s */) s WHERE r <= 2', w),
+	NULL, 'g, d, r') AS tied_text_groups
+FROM (VALUES (0), (2)) v(w), LATERAL set_config('max_parallel_workers_per_gather', w::text, false);
 RESET max_parallel_workers_per_gather;
 CREATE TABLE radik_ct_wide AS SELECT id, f8, repeat(md5(id::text), 16) AS pad FROM radik_ct;
 ALTER TABLE radik_ct_wide SET (parallel_workers = 2);
