@@ -126,8 +126,9 @@ SELECT radik_carry_outcome('SELECT * FROM radik_ct ORDER BY f8 LIMIT 5000') AS i
 SELECT * FROM radik_carry_answers();
 ROLLBACK;
 
--- A cursor walks the carried rows backward and forward again.
-CREATE FUNCTION radik_carry_cursor(use_radik boolean) RETURNS SETOF text
+-- A cursor walks the carried rows backward and forward again (back from row at, forward over
+-- rows 4094-4097, back one, and to the ends).
+CREATE FUNCTION radik_carry_cursor(use_radik boolean, stmt text, at int) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 DECLARE
 	c refcursor := 'radik_carry_c';
@@ -135,12 +136,20 @@ DECLARE
 BEGIN
 	PERFORM set_config('radik.enabled', use_radik::text, true);
 	-- planned on every call (a static query's plan would be cached across the two calls)
-	OPEN c SCROLL FOR EXECUTE 'SELECT id, f8, note FROM radik_ct ORDER BY f8 DESC LIMIT 3000';
-	MOVE ABSOLUTE 2500 FROM c;
+	OPEN c SCROLL FOR EXECUTE stmt;
+	MOVE ABSOLUTE at FROM c;
 	FOR i IN 1..4 LOOP
 		FETCH BACKWARD FROM c INTO r;
 		RETURN NEXT r::text;
 	END LOOP;
+	MOVE ABSOLUTE 4093 FROM c;
+	FOR i IN 1..4 LOOP
+		FETCH NEXT FROM c INTO r;
+		RETURN NEXT r::text;
+	END LOOP;
+	MOVE ABSOLUTE 4097 FROM c;
+	FETCH PRIOR FROM c INTO r;
+	RETURN NEXT r::text;
 	MOVE LAST FROM c;
 	FETCH PRIOR FROM c INTO r;
 	RETURN NEXT r::text;
@@ -150,8 +159,11 @@ BEGIN
 END $$;
 SELECT radik_plan_uses_radik('SELECT id, f8, note FROM radik_ct ORDER BY f8 DESC LIMIT 3000')
 	AS cursor_query_uses_radik;
-SELECT (SELECT array_agg(x) FROM radik_carry_cursor(true) x) =
-	   (SELECT array_agg(x) FROM radik_carry_cursor(false) x) AS cursor_same_rows;
+SELECT (SELECT array_agg(x) FROM radik_carry_cursor(true,
+			'SELECT id, f8, note FROM radik_ct ORDER BY f8 DESC LIMIT 3000', 2500) x) =
+	   (SELECT array_agg(x) FROM radik_carry_cursor(false,
+			'SELECT id, f8, note FROM radik_ct ORDER BY f8 DESC LIMIT 3000', 2500) x)
+	AS cursor_same_rows;
 
 -- Per group: parallel workers grouping by one integer key send copies of the rows their groups
 -- keep (radik_groups_merge.c), within the groups' memory their groups leave unused; the backend
@@ -235,42 +247,16 @@ ALTER TABLE radik_ct_wide SET (parallel_workers = 2);
 ANALYZE radik_ct_wide;
 SELECT radik_compare('SELECT * FROM radik_ct_wide ORDER BY f8 DESC LIMIT 30000') AS many_wide_rows;
 DROP TABLE radik_ct_wide;
-CREATE FUNCTION radik_carry_window_cursor(use_radik boolean) RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-	c refcursor := 'radik_carry_w';
-	r record;
-BEGIN
-	PERFORM set_config('radik.enabled', use_radik::text, true);
-	OPEN c SCROLL FOR EXECUTE 'SELECT id, f8, note FROM radik_ct ORDER BY f8 LIMIT 30000';
-	MOVE ABSOLUTE 9000 FROM c;
-	FOR i IN 1..3 LOOP
-		FETCH BACKWARD FROM c INTO r;
-		RETURN NEXT r::text;
-	END LOOP;
-	MOVE FORWARD 4094 FROM c;
-	FOR i IN 1..4 LOOP
-		FETCH NEXT FROM c INTO r;
-		RETURN NEXT r::text;
-	END LOOP;
-	MOVE ABSOLUTE 4097 FROM c;
-	FETCH PRIOR FROM c INTO r;
-	RETURN NEXT r::text;
-	MOVE LAST FROM c;
-	FETCH PRIOR FROM c INTO r;
-	RETURN NEXT r::text;
-	FETCH FIRST FROM c INTO r;
-	RETURN NEXT r::text;
-	CLOSE c;
-END $$;
 SELECT radik_plan_uses_radik('SELECT id, f8, note FROM radik_ct ORDER BY f8 LIMIT 30000')
 	AS window_cursor_uses_radik;
-SELECT (SELECT array_agg(x) FROM radik_carry_window_cursor(true) x) =
-	   (SELECT array_agg(x) FROM radik_carry_window_cursor(false) x) AS window_cursor_same_rows;
+SELECT (SELECT array_agg(x) FROM radik_carry_cursor(true,
+			'SELECT id, f8, note FROM radik_ct ORDER BY f8 LIMIT 30000', 9000) x) =
+	   (SELECT array_agg(x) FROM radik_carry_cursor(false,
+			'SELECT id, f8, note FROM radik_ct ORDER BY f8 LIMIT 30000', 9000) x)
+	AS window_cursor_same_rows;
 
-DROP FUNCTION radik_carry_window_cursor(boolean);
 DROP FUNCTION radik_carry_group_answers();
-DROP FUNCTION radik_carry_cursor(boolean);
+DROP FUNCTION radik_carry_cursor(boolean, text, int);
 DROP FUNCTION radik_carry_answers();
 DROP FUNCTION radik_carry_outcome(text);
 DROP TABLE radik_ct;
