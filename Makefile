@@ -36,7 +36,7 @@ endif
 # Regression tests: test/sql/*.sql, their expected output in test/expected/.
 REGRESS = radik_setup radik_types radik_order radik_limit radik_ties radik_numeric radik_keys radik_icu_keys radik_rows radik_plan \
 	radik_partition radik_partition_limits radik_jit radik_prepared radik_parallel radik_seed radik_carry radik_native_qual radik_native_key radik_page_cache radik_fuzz \
-	radik_gpu_fallback radik_cancel radik_topk radik_topk_security radik_topk_elsewhere radik_scan_node radik_errors radik_groups radik_brin \
+	radik_gpu_fallback radik_cancel radik_topk radik_topk_security radik_topk_elsewhere radik_scan_node radik_errors radik_groups radik_key_rows radik_brin \
 	radik_upgrade
 REGRESS_OPTS = --inputdir=test --outputdir=test/results --load-extension=radik --no-locale
 

@@ -182,7 +182,8 @@ radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *group
 	{
 		result->ordered = groups->order_rows &&
 			radik_groups_sorted_rows(set, groups->order_descending, groups->order_nulls_first,
-									 &result->ntids, &ids);
+									 &result->ntids, &ids,
+									 groups->order_row_keys ? &result->row_keys : NULL);
 		if (!result->ordered)
 			result->ntids = radik_groups_rows(set, &ids);
 		result->tids = MemoryContextAllocHuge(CurrentMemoryContext,

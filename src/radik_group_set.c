@@ -773,7 +773,7 @@ radik_groups_rows(RadikGroupSet *set, uint64 **row_ids)
 	/* the groups other sets sent are merged in the order of their keys */
 	if (set->nimported > 0)
 	{
-		(void) radik_groups_sorted_rows(set, false, false, &n, row_ids);
+		(void) radik_groups_sorted_rows(set, false, false, &n, row_ids, NULL);
 		return n;
 	}
 	/* the rows held now are at least the rows kept after the last cuts */

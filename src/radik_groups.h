@@ -86,6 +86,7 @@ typedef struct RadikGroupSpec
 	bool		order_rows;
 	bool		order_descending;
 	bool		order_nulls_first;
+	bool		order_row_keys; /* ... and their keys (radik_select.h's result->row_keys) */
 } RadikGroupSpec;
 
 /*
@@ -169,14 +170,31 @@ radik_groups_carried_row(uint64 row_id)
 /* Move the rows the set's imports (and own groups) carried under context, to outlive the set. */
 extern void radik_groups_keep_carried_rows(RadikGroupSet *set, MemoryContext context);
 
+/* A row's keys, for the caller that makes rows from them (radik_key_rows.h). */
+#define RADIK_ROW_KEY_NULL 1	/* the sort key is NULL */
+#define RADIK_ROW_GROUP_NULL 2	/* the row is of the group of NULL keys */
+
+/*
+ * The keys of rows radik_groups_sorted_rows returns, parallel to their ids: each row's sort key
+ * (an engine key), its group key's bits (radik_key_map's, ascending) and its flags above.
+ */
+typedef struct RadikGroupRowKeys
+{
+	uint64	   *keys;
+	uint64	   *group_bits;
+	uint8	   *flags;
+} RadikGroupRowKeys;
+
 /*
  * The same rows in order where the set groups by bits (one key, radik_group_order_by_bits):
  * the groups in the order of their key, ascending or descending, the group of NULL keys first
  * or last, and each group's rows in the order of the sort key (ties in no particular order);
- * *nrows of them.  False, with nothing made, where the set groups the general way.
+ * *nrows of them, and with row_keys not NULL their keys, palloc'd there.  False, with nothing
+ * made, where the set groups the general way.
  */
 extern bool radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first,
-									 int64 *nrows, uint64 **row_ids);
+									 int64 *nrows, uint64 **row_ids,
+									 RadikGroupRowKeys *row_keys);
 
 /*
  * Where a set grouped by bits is exported with copies of its rows: the table and snapshot to

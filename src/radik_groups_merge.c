@@ -89,10 +89,14 @@ typedef struct MergeSource
 	const Candidate *rows;
 } MergeSource;
 
-/* Where the merged rows go: ids from the front, or groups from the back (descending keys). */
+/*
+ * Where the merged rows go: ids from the front, or groups from the back (descending keys); with
+ * keys not NULL, each row's keys to the same place in keys' arrays.
+ */
 typedef struct MergeOutput
 {
 	uint64	   *ids;
+	RadikGroupRowKeys *keys;
 	int64		front;
 	int64		back;
 	bool		backward;
@@ -214,24 +218,34 @@ next_group(RadikGroupSet *set, MergeSource *source)
 		elog(ERROR, "radik: imported groups truncated");
 }
 
-/* Put n rows of one group, in order, where the output's next group goes. */
+/*
+ * Put n rows of one group, in order, where the output's next group goes; the group's key is bits,
+ * or NULL (group_null).
+ */
 static void
-emit_rows(MergeOutput *out, const Candidate *rows, int64 n)
+emit_rows(MergeOutput *out, const Candidate *rows, int64 n, uint64 bits, bool group_null)
 {
-	uint64	   *ids;
+	int64		at;
 
 	if (out->backward)
 	{
 		out->back -= n;
-		ids = out->ids + out->back;
+		at = out->back;
 	}
 	else
 	{
-		ids = out->ids + out->front;
+		at = out->front;
 		out->front += n;
 	}
 	for (int64 j = 0; j < n; j++)
-		ids[j] = rows[j].id & ~KEY_NULL_FLAG;
+		out->ids[at + j] = rows[j].id & ~KEY_NULL_FLAG;
+	for (int64 j = 0; out->keys != NULL && j < n; j++)
+	{
+		out->keys->keys[at + j] = rows[j].key;
+		out->keys->group_bits[at + j] = bits;
+		out->keys->flags[at + j] = (group_null ? RADIK_ROW_GROUP_NULL : 0) |
+			((rows[j].id & KEY_NULL_FLAG) != 0 ? RADIK_ROW_KEY_NULL : 0);
+	}
 }
 
 /* Room for n rows in *scratch, which holds *capacity. */
@@ -253,7 +267,8 @@ scratch_room(Candidate **scratch, int64 *capacity, int64 n)
  */
 static void
 emit_merged_rows(RadikGroupSet *set, MergeOutput *out, const Candidate **parts,
-				 const int64 *counts, int nparts, Candidate **scratch, int64 *capacity)
+				 const int64 *counts, int nparts, uint64 bits, bool group_null,
+				 Candidate **scratch, int64 *capacity)
 {
 	int64		n = 0;
 	bool		full;
@@ -262,7 +277,7 @@ emit_merged_rows(RadikGroupSet *set, MergeOutput *out, const Candidate **parts,
 		return;
 	if (nparts == 1)
 	{
-		emit_rows(out, parts[0], counts[0]);
+		emit_rows(out, parts[0], counts[0], bits, group_null);
 		return;
 	}
 	for (int i = 0; i < nparts; i++)
@@ -275,7 +290,7 @@ emit_merged_rows(RadikGroupSet *set, MergeOutput *out, const Candidate **parts,
 		n += counts[i];
 	}
 	radik_groups_sort(*scratch, n, set);
-	emit_rows(out, *scratch, radik_groups_cut(set, *scratch, n, &full));
+	emit_rows(out, *scratch, radik_groups_cut(set, *scratch, n, &full), bits, group_null);
 }
 
 /*
@@ -309,13 +324,13 @@ emit_null_groups(RadikGroupSet *set, MergeOutput *out, int nimported,
 		parts[nparts] = (const Candidate *) (set->imported[i] + sizeof(head));
 		counts[nparts++] = (int64) head.count;
 	}
-	emit_merged_rows(set, out, parts, counts, nparts, scratch, capacity);
+	emit_merged_rows(set, out, parts, counts, nparts, 0, true, scratch, capacity);
 	return nparts > 0;
 }
 
 bool
 radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, int64 *nrows,
-						 uint64 **row_ids)
+						 uint64 **row_ids, RadikGroupRowKeys *row_keys)
 {
 	int			nimported = set->nimported;
 	int			nsources = 1 + nimported;
@@ -337,6 +352,15 @@ radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, 
 	for (int i = 0; i < nimported; i++)
 		capacity += set->imported_sizes[i] / sizeof(Candidate);
 	out.ids = MemoryContextAllocHuge(CurrentMemoryContext, Max(capacity, 1) * sizeof(uint64));
+	out.keys = row_keys;
+	if (row_keys != NULL)
+	{
+		row_keys->keys = MemoryContextAllocHuge(CurrentMemoryContext,
+												Max(capacity, 1) * sizeof(uint64));
+		row_keys->group_bits = MemoryContextAllocHuge(CurrentMemoryContext,
+													  Max(capacity, 1) * sizeof(uint64));
+		row_keys->flags = MemoryContextAllocHuge(CurrentMemoryContext, Max(capacity, 1));
+	}
 	out.front = 0;
 	out.back = capacity;
 	out.backward = descending;
@@ -394,7 +418,8 @@ radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, 
 			counts[nparts++] = sources[i].count;
 			next_group(set, &sources[i]);
 		}
-		emit_merged_rows(set, &out, parts, counts, nparts, &scratch, &scratch_capacity);
+		emit_merged_rows(set, &out, parts, counts, nparts, bits, false, &scratch,
+						 &scratch_capacity);
 		ngroups++;
 	}
 
@@ -406,6 +431,13 @@ radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, 
 	{
 		out.front = capacity - out.back;
 		memmove(out.ids, out.ids + out.back, out.front * sizeof(uint64));
+		if (row_keys != NULL)
+		{
+			memmove(row_keys->keys, row_keys->keys + out.back, out.front * sizeof(uint64));
+			memmove(row_keys->group_bits, row_keys->group_bits + out.back,
+					out.front * sizeof(uint64));
+			memmove(row_keys->flags, row_keys->flags + out.back, out.front);
+		}
 	}
 	pfree(space);
 	pfree(sources);

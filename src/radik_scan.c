@@ -12,8 +12,9 @@
  * summarized key (numeric, text, uuid, an enum: radik_key_mapper.h) or groups, the candidates
  * are then sorted by all keys with PostgreSQL's own comparators (sort_candidates_by_all_keys),
  * unless the groups returned them in order.  Most rows are returned as the scan carried them
- * (radik_carry.h); the others are fetched by TID in batches (fetch_batch), and a query that reads
- * nothing but its one sort key column gets rows made from the keys.
+ * (radik_carry.h); the others are fetched by TID in batches (radik_scan_fetch_batch), and a query
+ * that reads nothing but its one sort key column gets rows made from the keys (a grouped node's,
+ * nothing but its group and sort keys: radik_key_rows.h).
  *
  * The quals run during the selection only, in the plan's order, which is PostgreSQL's
  * (selection_quals); ExecScan does not run them again.  The selected TIDs stay in memory until
@@ -23,8 +24,8 @@
  *
  * A grouped node holds PostgreSQL's own sorted plan of the same rows below it, as its one child:
  * where the groups pass their memory (radik_group_select.c), the selection stops and the node
- * returns that plan's rows instead (next_sorted_row), which the numbering (radik_rank.c) or the
- * Unique above it reads as it reads the node's own.
+ * returns that plan's rows instead (radik_scan_groups.c), which the numbering (radik_rank.c) or
+ * the Unique above it reads as it reads the node's own.
  *
  * PostgreSQL 15 gives a custom scan a virtual scan slot and compiles its target list and quals for
  * it before BeginCustomScan runs; this node stores heap tuple copies in its scan slot, so it
@@ -202,44 +203,6 @@ selection_quals(CustomScan *cscan, const RadikSortKey *keys, int nkeys, int sele
 	return quals;
 }
 
-/*
- * A grouped node's groups (radik_scan.h's layout): the group keys, what equals them, and which
- * sort key each group keeps its best rows of.
- */
-static void
-begin_grouped(RadikScanState *state, CustomScan *cscan, List *groups)
-{
-	List	   *operators = linitial(groups);
-	List	   *collations = lsecond(groups);
-	List	   *options = lthird(groups);
-	int			nkeys = list_length(operators);
-
-	state->grouped = true;
-	state->selecting = list_nth_int(options, RADIK_GROUP_SELECTING_KEY);
-	state->k_exclusive = list_nth_int(options, RADIK_GROUP_K_EXCLUSIVE) != 0;
-	state->groups.cut = (RadikGroupCut) list_nth_int(options, RADIK_GROUP_CUT);
-	state->groups.exprs = list_copy_tail(cscan->custom_exprs,
-										 RADIK_EXPR_FIRST_KEY + state->nkeys);
-	state->groups.equality_operators = palloc(nkeys * sizeof(Oid));
-	state->groups.collations = palloc(nkeys * sizeof(Oid));
-	for (int i = 0; i < nkeys; i++)
-	{
-		state->groups.equality_operators[i] = list_nth_oid(operators, i);
-		state->groups.collations[i] = list_nth_oid(collations, i);
-	}
-
-	/*
-	 * Sorted by one group key, in its type's default order, then by an exact selecting key: the
-	 * groups can return their rows in that order (radik_groups_sorted_rows), sparing the sort.
-	 */
-	state->groups.order_rows = nkeys == 1 && state->selecting == 1 && state->nkeys == 2 &&
-		exprType(linitial(state->groups.exprs)) == state->keys[0].type &&
-		radik_group_order_by_bits(state->keys[0].type, state->sort_operators[0]) &&
-		radik_key_type_exact(state->keys[1].type);
-	state->groups.order_descending = state->keys[0].descending;
-	state->groups.order_nulls_first = state->keys[0].nulls_first;
-}
-
 static void
 radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -298,10 +261,10 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 		state->nulls_first[i] = key->nulls_first;
 	}
 	if (groups != NIL)
-		begin_grouped(state, cscan, groups);
+		radik_scan_begin_groups(state, cscan, groups);
 	/*
-	 * Past their memory a grouped node's rows are the sorted plan's own slots (next_sorted_row),
-	 * so the plan above must not count on one kind of slot from this node.
+	 * Past their memory a grouped node's rows are the sorted plan's own slots
+	 * (radik_scan_groups.c), so the plan above must not count on one kind of slot from this node.
 	 */
 	state->sorted_plan_eflags = eflags;
 	if (cscan->custom_plans != NIL)
@@ -358,37 +321,6 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
- * The rows (or distinct keys) each group keeps: the run condition's bound, an integer of any
- * width, less one when it excludes itself; none for a NULL or a count below one.
- */
-static int64
-group_count(RadikScanState *state)
-{
-	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
-	bool		isnull;
-	Datum		value = ExecEvalExprSwitchContext(state->limit_count, econtext, &isnull);
-	int64		count;
-
-	if (isnull)
-		return 0;
-	switch (exprType((Node *) state->limit_count->expr))
-	{
-		case INT2OID:
-			count = DatumGetInt16(value);
-			break;
-		case INT4OID:
-			count = DatumGetInt32(value);
-			break;
-		default:
-			count = DatumGetInt64(value);
-			break;
-	}
-	if (state->k_exclusive && count > PG_INT64_MIN)
-		count--;
-	return Max(count, 0);
-}
-
-/*
  * The number of rows to select, count + offset, evaluated as the Limit node evaluates them
  * (OFFSET first, then LIMIT, with its errors, though the Limit node above has raised any of them
  * already); -1 for no limit.
@@ -404,7 +336,7 @@ rows_wanted(RadikScanState *state)
 	int64		wanted;
 
 	if (state->grouped)
-		return group_count(state);
+		return radik_scan_group_count(state);
 	value = ExecEvalExprSwitchContext(state->limit_offset, econtext, &isnull);
 	if (!isnull)
 	{
@@ -655,7 +587,8 @@ run_selection(RadikScanState *state)
 		state->sort_candidates ? RADIK_TIES_KEYS : RADIK_TIES_NONE;
 	selection.parallel = estate->es_use_parallel_mode ? &state->parallel : NULL;
 	/* Rows made from their keys need no copy; others are carried within work_mem. */
-	selection.carry_bytes = state->output_from_keys ? 0 : (Size) work_mem * 1024;
+	selection.carry_bytes = state->output_from_keys || state->group_rows_from_keys ? 0 :
+		(Size) work_mem * 1024;
 	if (state->grouped)
 	{
 		selection.key = &state->keys[state->selecting];
@@ -672,6 +605,8 @@ run_selection(RadikScanState *state)
 	state->selected_keys = result.keys;
 	state->null_keys_begin = result.null_keys_begin;
 	state->null_keys_end = result.null_keys_end;
+	state->row_keys = result.row_keys;
+	state->rows_from_row_keys = result.ordered && result.row_keys.keys != NULL;
 	if (state->sort_candidates && state->ntids > 0 && !result.ordered)
 		sort_candidates_by_all_keys(state, state->with_ties ? -1 : wanted);
 	for (int64 i = 0; state->carried != NULL && i < state->ntids; i++)
@@ -735,8 +670,8 @@ key_row_from_template(HeapTuple template, Form_pg_attribute key_att, Datum value
  * one-row-at-a-time fetch.)  The keys that stand for several values (a float zero, which may be
  * -0, and NaN) do not tell their value exactly.
  */
-static void
-fetch_batch(RadikScanState *state, int64 start)
+void
+radik_scan_fetch_batch(RadikScanState *state, int64 start)
 {
 	ScanState  *ss = &state->css.ss;
 	Relation	rel = ss->ss_currentRelation;
@@ -790,6 +725,8 @@ fetch_batch(RadikScanState *state, int64 start)
 		tuple->t_tableOid = RelationGetRelid(rel);
 		state->batch_tuples[i] = tuple;
 	}
+	if (state->rows_from_row_keys)
+		radik_scan_mark_key_rows(state, start, rows, state->batch_tuples);
 	fetch_rows_at(state, start, rows, state->batch_tuples);
 
 	MemoryContextSwitchTo(old_context);
@@ -858,7 +795,7 @@ radik_scan_next(ScanState *ss)
 	}
 
 	if (row < state->batch_start || row >= state->batch_end)
-		fetch_batch(state, forward ? row : Max(0, row + 1 - state->batch_rows));
+		radik_scan_fetch_batch(state, forward ? row : Max(0, row + 1 - state->batch_rows));
 	ExecStoreHeapTuple(batch_row(state, row, forward), slot, false);
 	slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
 	state->next = row + 1;
@@ -872,31 +809,6 @@ radik_scan_recheck(ScanState *ss, TupleTableSlot *slot)
 	return true;
 }
 
-/*
- * The next row of the sorted plan below the node, where the groups passed their memory: that
- * plan's own slot, valid until the next call as any node's row is (its target list is the node's,
- * radik_planner.c).  The plan is started on its first row, not with the node: most selections
- * never need it, and EXPLAIN shows it only where it ran.
- */
-static TupleTableSlot *
-next_sorted_row(CustomScanState *node)
-{
-	if (node->custom_ps == NIL)
-	{
-		RadikScanState *state = (RadikScanState *) node;
-		CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-		EState	   *estate = node->ss.ps.state;
-		MemoryContext caller = MemoryContextSwitchTo(estate->es_query_cxt);
-
-		if (cscan->custom_plans == NIL)
-			elog(ERROR, "radik: grouped selection over memory without a sorted plan");
-		node->custom_ps = list_make1(ExecInitNode(linitial(cscan->custom_plans), estate,
-												  state->sorted_plan_eflags));
-		MemoryContextSwitchTo(caller);
-	}
-	return ExecProcNode(linitial(node->custom_ps));
-}
-
 static TupleTableSlot *
 radik_scan_exec(CustomScanState *node)
 {
@@ -905,7 +817,9 @@ radik_scan_exec(CustomScanState *node)
 	if (state->grouped && !state->selected)
 		run_selection(state);
 	if (state->over_memory)
-		return next_sorted_row(node);
+		return radik_scan_next_sorted_row(node);
+	if (state->rows_from_row_keys)
+		return radik_scan_next_key_row(state);
 	return ExecScan(&node->ss, radik_scan_next, radik_scan_recheck);
 }
 
@@ -958,6 +872,7 @@ radik_scan_rescan(CustomScanState *node)
 
 	state->selected = false;
 	state->over_memory = false;
+	state->rows_from_row_keys = false;
 	state->tids = NULL;
 	state->carried = NULL;
 	state->ntids = 0;

@@ -13,6 +13,7 @@
 #include "nodes/extensible.h"
 
 #include "radik_groups.h"
+#include "radik_key_rows.h"
 #include "radik_select.h"
 
 typedef struct RadikScanState
@@ -58,6 +59,15 @@ typedef struct RadikScanState
 	bool	   *row_isnull;
 	HeapTuple	key_row_template;	/* such a row formed once, for a by-value key (or NULL) */
 
+	/*
+	 * A grouped node whose target list reads only the group and sort keys makes its rows from
+	 * them (radik_key_rows.h), where the selection returned them (rows_from_row_keys).
+	 */
+	bool		group_rows_from_keys;
+	RadikKeyRows key_rows;
+	bool		rows_from_row_keys;
+	RadikGroupRowKeys row_keys; /* the selection's, parallel to tids */
+
 	/* The batch of fetched rows: tids[batch_start .. batch_end) as heap tuple copies. */
 	MemoryContext batch_context;
 	HeapTuple  *batch_tuples;
@@ -76,6 +86,36 @@ typedef struct RadikScanState
 	RadikSelectStats totals;
 	int64		rows_carried;	/* rows to return that the scan carried whole */
 } RadikScanState;
+
+/* Fetch the batch of rows from start (radik_scan.c). */
+extern void radik_scan_fetch_batch(RadikScanState *state, int64 start);
+
+/* A grouped node's groups, from the plan's list at RADIK_PRIVATE_GROUPS (radik_scan_groups.c). */
+extern void radik_scan_begin_groups(RadikScanState *state, CustomScan *cscan, List *groups);
+
+/*
+ * The rows (or distinct keys) each group keeps: the run condition's bound, an integer of any
+ * width, less one when it excludes itself; none for a NULL or a count below one.
+ */
+extern int64 radik_scan_group_count(RadikScanState *state);
+
+/* Mark rows[0 .. n), the selected rows from start, that are made from their keys: no fetch. */
+extern void radik_scan_mark_key_rows(RadikScanState *state, int64 start, int64 n,
+									 HeapTuple *rows);
+
+/*
+ * The next selected row in the scan's direction, made from its keys (or fetched and projected
+ * where they do not tell its values), as the node returns it.
+ */
+extern TupleTableSlot *radik_scan_next_key_row(RadikScanState *state);
+
+/*
+ * The next row of the sorted plan below the node, where the groups passed their memory: that
+ * plan's own slot, valid until the next call as any node's row is (its target list is the node's,
+ * radik_planner.c).  The plan is started on its first row, not with the node: most selections
+ * never need it, and EXPLAIN shows it only where it ran.
+ */
+extern TupleTableSlot *radik_scan_next_sorted_row(CustomScanState *node);
 
 /* EXPLAIN for the node (radik_scan_explain.c). */
 extern void radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es);

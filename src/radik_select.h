@@ -28,6 +28,7 @@
 #include "radik_carry.h"
 #include "radik_datum_keys.h"
 #include "radik_feed.h"
+#include "radik_groups.h"
 #include "radik_heap.h"
 
 
@@ -45,6 +46,8 @@ typedef struct RadikSelectResult
 	int64		null_keys_begin;	/* rows [null_keys_begin, null_keys_end) have NULL keys */
 	int64		null_keys_end;
 	bool		ordered;		/* a grouped selection's rows come in the order of all keys */
+	/* ... and with groups->order_row_keys, the rows' keys, in the order of the rows */
+	RadikGroupRowKeys row_keys;
 	bool		over_memory;	/* a grouped selection's groups passed their memory: no rows */
 } RadikSelectResult;
 
@@ -87,8 +90,9 @@ extern void radik_select_rows(const RadikSelection *selection, RadikSelectResult
  * Select the best rows of each group instead (radik_group_select.c): per group of groups, the
  * rows before the cut at groups->k by selection->key (selection->k and ties are not used); the
  * row ids in no order, or in order (result->ordered) where groups->order_rows asks for it and the
- * groups can; no rows, with result->over_memory, where the groups passed their memory (work_mem x
- * hash_mem_multiplier a process).  With carry_bytes > 0 the parallel workers send copies of the
+ * groups can, with their keys where groups->order_row_keys asks for them too; no rows, with
+ * result->over_memory, where the groups passed their memory (work_mem x hash_mem_multiplier a
+ * process).  With carry_bytes > 0 the parallel workers send copies of the
  * rows they keep, and this process copies its own while it waits for them (each within the memory
  * its groups leave unused, not carry_bytes), in result->carried.  Group key expressions are
  * compiled for parent.

@@ -1,0 +1,165 @@
+/*
+ * radik_scan_groups.c
+ *	  The executor side of a grouped RadiK Top-K node (radik_group_paths.c): its groups, the
+ *	  count each group keeps, and the rows it returns other than fetched or carried ones: rows made
+ *	  from their keys, and PostgreSQL's sorted rows where its groups passed their memory.
+ *
+ * radik_scan.c runs the node; these are the parts only a grouped node has.  Where the target
+ * list reads nothing of a row but its group key and sort key (radik_key_rows.h), the selection
+ * returns each row's keys with it, carries no rows, and the node returns rows made from the keys;
+ * a row whose key does not tell its value is fetched, with the others of its batch that need it,
+ * and projected.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+
+#include "radik_scan.h"
+#include "radik_scan_state.h"
+
+/* What a batch holds for a row made from its keys, which needs no fetch. */
+static HeapTupleData row_made_from_keys;
+
+void
+radik_scan_begin_groups(RadikScanState *state, CustomScan *cscan, List *groups)
+{
+	List	   *operators = linitial(groups);
+	List	   *collations = lsecond(groups);
+	List	   *options = lthird(groups);
+	int			nkeys = list_length(operators);
+
+	state->grouped = true;
+	state->selecting = list_nth_int(options, RADIK_GROUP_SELECTING_KEY);
+	state->k_exclusive = list_nth_int(options, RADIK_GROUP_K_EXCLUSIVE) != 0;
+	state->groups.cut = (RadikGroupCut) list_nth_int(options, RADIK_GROUP_CUT);
+	state->groups.exprs = list_copy_tail(cscan->custom_exprs,
+										 RADIK_EXPR_FIRST_KEY + state->nkeys);
+	state->groups.equality_operators = palloc(nkeys * sizeof(Oid));
+	state->groups.collations = palloc(nkeys * sizeof(Oid));
+	for (int i = 0; i < nkeys; i++)
+	{
+		state->groups.equality_operators[i] = list_nth_oid(operators, i);
+		state->groups.collations[i] = list_nth_oid(collations, i);
+	}
+
+	/*
+	 * Sorted by one group key, in its type's default order, then by an exact selecting key: the
+	 * groups can return their rows in that order (radik_groups_sorted_rows), sparing the sort.
+	 */
+	state->groups.order_rows = nkeys == 1 && state->selecting == 1 && state->nkeys == 2 &&
+		exprType(linitial(state->groups.exprs)) == state->keys[0].type &&
+		radik_group_order_by_bits(state->keys[0].type, state->sort_operators[0]) &&
+		radik_key_type_exact(state->keys[1].type);
+	state->groups.order_descending = state->keys[0].descending;
+	state->groups.order_nulls_first = state->keys[0].nulls_first;
+
+	/* ... and with their keys, where the target list reads no more of them */
+	state->group_rows_from_keys = state->groups.order_rows &&
+		radik_key_rows_begin(&state->key_rows, cscan->scan.plan.targetlist,
+							 linitial(state->groups.exprs),
+							 list_nth(cscan->custom_exprs, RADIK_EXPR_FIRST_KEY + 1),
+							 state->keys[1].type, state->keys[1].descending,
+							 state->css.ss.ps.state);
+	state->groups.order_row_keys = state->group_rows_from_keys;
+	if (state->group_rows_from_keys)
+		state->css.ss.ps.resultopsfixed = false;
+}
+
+int64
+radik_scan_group_count(RadikScanState *state)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	bool		isnull;
+	Datum		value = ExecEvalExprSwitchContext(state->limit_count, econtext, &isnull);
+	int64		count;
+
+	if (isnull)
+		return 0;
+	switch (exprType((Node *) state->limit_count->expr))
+	{
+		case INT2OID:
+			count = DatumGetInt16(value);
+			break;
+		case INT4OID:
+			count = DatumGetInt32(value);
+			break;
+		default:
+			count = DatumGetInt64(value);
+			break;
+	}
+	if (state->k_exclusive && count > PG_INT64_MIN)
+		count--;
+	return Max(count, 0);
+}
+
+/* Is the selected row numbered row made from its keys? */
+static inline bool
+row_from_keys(RadikScanState *state, int64 row)
+{
+	return radik_key_rows_exact(&state->key_rows, state->row_keys.group_bits[row],
+								state->row_keys.keys[row], state->row_keys.flags[row]);
+}
+
+void
+radik_scan_mark_key_rows(RadikScanState *state, int64 start, int64 n, HeapTuple *rows)
+{
+	for (int64 i = 0; i < n; i++)
+	{
+		if (row_from_keys(state, start + i))
+			rows[i] = &row_made_from_keys;
+	}
+}
+
+TupleTableSlot *
+radik_scan_next_key_row(RadikScanState *state)
+{
+	ScanState  *ss = &state->css.ss;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+	bool		forward = ScanDirectionIsForward(ss->ps.state->es_direction);
+	int64		row = forward ? state->next : state->next - 2;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+
+	CHECK_FOR_INTERRUPTS();
+	if (row < 0 || row >= state->ntids)
+	{
+		state->next = forward ? state->ntids + 1 : 0;
+		return ExecClearTuple(state->key_rows.slot);
+	}
+	state->next = row + 1;
+	if (row_from_keys(state, row))
+		return radik_key_rows_make(&state->key_rows, state->row_keys.group_bits[row],
+								   state->row_keys.keys[row], state->row_keys.flags[row]);
+
+	/* a key that stands for several values: the row itself, projected */
+	if (row < state->batch_start || row >= state->batch_end)
+		radik_scan_fetch_batch(state, forward ? row : Max(0, row + 1 - state->batch_rows));
+	ExecStoreHeapTuple(state->batch_tuples[row - state->batch_start], slot, false);
+	slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
+	if (ss->ps.ps_ProjInfo == NULL)
+		return slot;
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = slot;
+	return ExecProject(ss->ps.ps_ProjInfo);
+}
+
+TupleTableSlot *
+radik_scan_next_sorted_row(CustomScanState *node)
+{
+	if (node->custom_ps == NIL)
+	{
+		RadikScanState *state = (RadikScanState *) node;
+		CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+		EState	   *estate = node->ss.ps.state;
+		MemoryContext caller = MemoryContextSwitchTo(estate->es_query_cxt);
+
+		if (cscan->custom_plans == NIL)
+			elog(ERROR, "radik: grouped selection over memory without a sorted plan");
+		node->custom_ps = list_make1(ExecInitNode(linitial(cscan->custom_plans), estate,
+												  state->sorted_plan_eflags));
+		MemoryContextSwitchTo(caller);
+	}
+	return ExecProcNode(linitial(node->custom_ps));
+}

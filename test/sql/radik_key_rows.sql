@@ -1,0 +1,106 @@
+-- radik_key_rows: the best rows of each group made from their keys (radik_key_rows.h), where the
+-- query reads nothing of a row but its group key and its sort key.  Every answer is compared with
+-- PostgreSQL's own (radik_compare in radik_setup.sql).  The keys that do not tell their row's
+-- value (a float zero, -0 or +0, and NaN, as sort keys and as group keys) make radik fetch those
+-- rows among the others made from keys: rank() and dense_rank() give every row tied at a cut the
+-- same value, so their answers are checked as rows, as text, where -0 and 0 differ.  Alone and
+-- with parallel workers (which then send no rows, only keys), over several fetch batches, and in
+-- a scrollable cursor.  EXPLAIN's "Rows Carried" is absent where the rows are made from keys.
+LOAD 'radik';
+SET radik.force = on;
+
+-- 30000 rows in 300 groups (g, NULL for some rows); v float8 with -0, +0, NaN and NULL in some
+-- groups, its other values >= 0 (so -0 and +0 come first ascending, NULL and NaN descending); d
+-- of ten values (heavy ties); fg a float group key with -0, +0, NaN and NULL groups; note text.
+CREATE TABLE radik_kr (id int, g int, v float8, d int, fg float4, note text);
+INSERT INTO radik_kr
+SELECT i, CASE WHEN i % 997 = 0 THEN NULL ELSE i % 300 END,
+	CASE i % 1000 WHEN 1 THEN '-0' WHEN 2 THEN '0' WHEN 3 THEN 'NaN' WHEN 4 THEN NULL
+		ELSE ((i::int8 * 7919) % 100003)::float8 / 7 END,
+	(i * 31) % 10,
+	CASE i % 7 WHEN 0 THEN '-0' WHEN 1 THEN '0' WHEN 2 THEN 'NaN' WHEN 3 THEN NULL
+		ELSE (i % 50)::float4 END,
+	'row ' || i
+FROM generate_series(1, 30000) i;
+ALTER TABLE radik_kr SET (parallel_workers = 2);
+ANALYZE radik_kr;
+
+-- Are the rows of stmt's grouped node made from their keys?  (No "Rows Carried" in EXPLAIN.)
+CREATE FUNCTION radik_kr_from_keys(stmt text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	scan json := radik_analyzed_scan(stmt);
+BEGIN
+	RETURN CASE WHEN scan IS NULL THEN 'radik not used'
+				WHEN scan ->> 'Rows Carried' IS NULL THEN 'made from keys'
+				ELSE 'fetched or carried' END;
+END $$;
+
+-- The answers: keys is NULL where the order is complete, and base (the same query, run by
+-- PostgreSQL) where the rows as text are the same whatever the order of ties.
+CREATE FUNCTION radik_kr_answers() RETURNS TABLE (q text, result text)
+LANGUAGE sql AS $$
+	SELECT q, radik_compare(q, NULL, keys, CASE WHEN same_rows THEN q END)
+	FROM (VALUES
+		('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3',
+		 'g, v, r', true),
+		('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_kr) s WHERE r <= 3',
+		 'g, v, r', true),
+		('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v DESC NULLS LAST) AS r FROM radik_kr) s WHERE r < 3',
+		 'g, v, r', true),
+		('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 2',
+		 'g, v, r', false),
+		('SELECT * FROM (SELECT g, d, dense_rank() OVER (PARTITION BY g ORDER BY d DESC) AS r FROM radik_kr) s WHERE r <= 2',
+		 'g, d, r', true),
+		('SELECT * FROM (SELECT g, floor(v / 1000) AS b, rank() OVER (PARTITION BY g ORDER BY floor(v / 1000) DESC) AS r FROM radik_kr) s WHERE r <= 1',
+		 'g, b, r', true),
+		('SELECT * FROM (SELECT fg, id, rank() OVER (PARTITION BY fg ORDER BY id DESC) AS r FROM radik_kr) s WHERE r <= 2',
+		 NULL, false),
+		('SELECT * FROM (SELECT fg, v, rank() OVER (PARTITION BY fg ORDER BY v) AS r FROM radik_kr) s WHERE r <= 2',
+		 'fg, v, r', true),
+		('SELECT * FROM (SELECT id / 50 AS b, v, row_number() OVER (PARTITION BY id / 50 ORDER BY v) AS r FROM radik_kr) s WHERE r <= 1',
+		 'b, v, r', false),
+		('SELECT * FROM (SELECT id / 50 AS b, v, rank() OVER (PARTITION BY id / 50 ORDER BY v DESC) AS r FROM radik_kr) s WHERE r = 1',
+		 'b, v, r', true),
+		('SELECT DISTINCT ON (g) g, v FROM radik_kr ORDER BY g, v', 'g, v', true),
+		('SELECT DISTINCT ON (g) g, v FROM radik_kr ORDER BY g DESC, v DESC', 'g, v', true),
+		('SELECT DISTINCT ON (fg) fg, id FROM radik_kr ORDER BY fg DESC NULLS LAST, id', NULL, false),
+		('SELECT * FROM (SELECT g, v, note, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3',
+		 'g, v, r', true)) AS c(q, keys, same_rows)
+$$;
+
+-- Made from keys, and not where the query reads another column (note).
+SELECT radik_kr_from_keys('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3') AS rank_keys,
+	radik_kr_from_keys('SELECT DISTINCT ON (fg) fg, id FROM radik_kr ORDER BY fg, id') AS distinct_keys,
+	radik_kr_from_keys('SELECT * FROM (SELECT g, v, note, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3') AS with_note;
+SELECT * FROM radik_kr_answers();
+
+-- Many rows, over several fetch batches (at least 1000 rows each), the float groups' rows among
+-- them fetched: every row of the -0/+0 and NaN groups, and few of the others.
+SET work_mem = '1MB';
+SELECT radik_compare('SELECT * FROM (SELECT fg, id, rank() OVER (PARTITION BY fg ORDER BY id) AS r FROM radik_kr) s WHERE r <= 5000') AS many_rows;
+SELECT radik_compare('SELECT * FROM (SELECT fg, id, rank() OVER (PARTITION BY fg ORDER BY id DESC) AS r FROM radik_kr) s WHERE r <= 5000') AS many_rows_descending;
+RESET work_mem;
+
+-- A scrollable cursor over rows made from keys and rows fetched, in both directions.
+SELECT radik_cursor_moves('SELECT * FROM (SELECT fg, id, rank() OVER (PARTITION BY fg ORDER BY id) AS r FROM radik_kr) s WHERE r <= 2', true, true) =
+	radik_cursor_moves('SELECT * FROM (SELECT fg, id, rank() OVER (PARTITION BY fg ORDER BY id) AS r FROM radik_kr) s WHERE r <= 2', false, true) AS cursor_walk;
+
+-- With parallel workers.
+SET min_parallel_table_scan_size = 0;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT radik_kr_from_keys('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3') AS parallel_rank_keys;
+SELECT * FROM radik_kr_answers();
+SET work_mem = '1MB';
+SELECT radik_compare('SELECT * FROM (SELECT fg, id, rank() OVER (PARTITION BY fg ORDER BY id) AS r FROM radik_kr) s WHERE r <= 5000') AS parallel_many_rows;
+RESET work_mem;
+RESET max_parallel_workers_per_gather;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+RESET min_parallel_table_scan_size;
+
+DROP FUNCTION radik_kr_answers();
+DROP FUNCTION radik_kr_from_keys(text);
+DROP TABLE radik_kr;
