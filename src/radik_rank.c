@@ -11,7 +11,9 @@
  * current peers (rows equal on every ORDER BY key) and dense_rank() counts the peer groups.  This
  * node computes them from the row before (of which it keeps only the key columns, copying a
  * whole row for every row returned costing more than the comparisons), with the window clause's
- * own equality operators and collations (as WindowAgg compares partitions and peers), and
+ * own equality operators and collations (as WindowAgg compares partitions and peers; keys of
+ * types passed by value whose bits are the same need no call, most rows being of the partition
+ * and often the peers of the row before), and
  * applies the window's run conditions as its filter, which keeps exactly the rows the WindowAgg
  * would return.
  *
@@ -51,6 +53,19 @@
 #define RANK_PRIVATE_ORDER_KEYS		3
 #define RANK_PRIVATE_FUNCTIONS		6
 
+/*
+ * Whether two rows agree on some key columns: their equality operators, compiled; and the
+ * columns, where all of them are of types passed by value, whose equal bits make equal values
+ * (an equality operator of a btree or hash operator class is reflexive) without calling them.
+ */
+typedef struct RankMatch
+{
+	ExprState  *equal;
+	int			nbits_columns;	/* 0: not all passed by value */
+	AttrNumber *bits_columns;
+	AttrNumber	last_column;	/* the highest of them */
+} RankMatch;
+
 typedef struct RadikRankState
 {
 	CustomScanState css;
@@ -58,8 +73,8 @@ typedef struct RadikRankState
 	int			child_columns;
 	int			nfunctions;
 	Oid		   *functions;		/* F_ROW_NUMBER, F_RANK_ or F_DENSE_RANK_ */
-	ExprState  *same_partition; /* NULL: no PARTITION BY */
-	ExprState  *same_peers;		/* NULL: no rank() or dense_rank() */
+	RankMatch  *same_partition; /* NULL: no PARTITION BY */
+	RankMatch  *same_peers;		/* NULL: no rank() or dense_rank() */
 	ExprContext *match_context; /* for the two above */
 	TupleTableSlot *previous;	/* the keys of the child's row before (a virtual slot) */
 	bool		have_previous;
@@ -316,13 +331,15 @@ rank_create_state(CustomScan *cscan)
 }
 
 /*
- * An expression telling whether two rows of desc agree on the keys of custom_private at first;
- * their columns are added to *columns_read.
+ * What tells whether two rows of desc agree on the keys of custom_private at first; their
+ * columns are added to *columns_read.
  */
-static ExprState *
+static RankMatch *
 prepare_match(List *private, int first, TupleDesc desc, PlanState *parent,
 			  Bitmapset **columns_read)
 {
+	RankMatch  *match;
+	bool		by_value = true;
 	List	   *columns = list_nth(private, first);
 	List	   *operators = list_nth(private, first + 1);
 	List	   *collations = list_nth(private, first + 2);
@@ -343,9 +360,19 @@ prepare_match(List *private, int first, TupleDesc desc, PlanState *parent,
 		*columns_read = bms_add_member(*columns_read, column_numbers[i]);
 		operator_oids[i] = list_nth_oid(operators, i);
 		collation_oids[i] = list_nth_oid(collations, i);
+		by_value &= TupleDescAttr(desc, column_numbers[i] - 1)->attbyval;
 	}
-	return execTuplesMatchPrepare(desc, ncolumns, column_numbers, operator_oids,
-								  collation_oids, parent);
+	match = palloc0(sizeof(RankMatch));
+	match->equal = execTuplesMatchPrepare(desc, ncolumns, column_numbers, operator_oids,
+										  collation_oids, parent);
+	if (by_value)
+	{
+		match->nbits_columns = ncolumns;
+		match->bits_columns = column_numbers;
+		for (i = 0; i < ncolumns; i++)
+			match->last_column = Max(match->last_column, column_numbers[i]);
+	}
+	return match;
 }
 
 static void
@@ -422,13 +449,31 @@ remember_keys(RadikRankState *state, TupleTableSlot *row)
 
 /* Do row and the row before agree on match's keys? */
 static bool
-rows_match(RadikRankState *state, ExprState *match, TupleTableSlot *row)
+rows_match(RadikRankState *state, RankMatch *match, TupleTableSlot *row)
 {
 	ExprContext *econtext = state->match_context;
+	TupleTableSlot *previous = state->previous;
+	int			i;
 
+	/* the same bits (or both NULL) in every column: equal, without the operators */
+	if (match->nbits_columns > 0)
+	{
+		slot_getsomeattrs(row, match->last_column);
+		for (i = 0; i < match->nbits_columns; i++)
+		{
+			int			column = match->bits_columns[i] - 1;
+
+			if (row->tts_isnull[column] != previous->tts_isnull[column] ||
+				(!row->tts_isnull[column] &&
+				 row->tts_values[column] != previous->tts_values[column]))
+				break;
+		}
+		if (i == match->nbits_columns)
+			return true;
+	}
 	econtext->ecxt_innertuple = row;
-	econtext->ecxt_outertuple = state->previous;
-	return ExecQualAndReset(match, econtext);
+	econtext->ecxt_outertuple = previous;
+	return ExecQualAndReset(match->equal, econtext);
 }
 
 /* The child's next row with its ranking functions' values, in the scan slot; NULL at the end. */
