@@ -177,20 +177,25 @@ computed_for_errors(Expr *expr)
  * PostgreSQL computes every sort key of every row that passes the quals before it sorts, so a
  * key that fails on some row fails its query; the node needs the other keys only for the rows
  * tied on the selected key, but computes them for every row too, so that such a query raises the
- * same error.  (A selected key that is the only expression is computed for every row anyway.)
+ * same error.  (A selected key that is the only expression is computed for every row anyway; so
+ * is a grouped node's group key, by the groups, which where the selected key is a plain column,
+ * raising no error, is then the only key that can fail.)
  * The node's ps.qual is cleared so that ExecScan does not run the quals a second time on the rows
  * returned.  When the plan has workers and the executor runs in parallel mode, the selection
  * hands them these clauses and the selected key as plan expressions, with the query's
  * parameters, to read part of the table (radik_parallel.c).
  */
 static List *
-selection_quals(CustomScan *cscan, const RadikSortKey *keys, int nkeys, int selecting)
+selection_quals(CustomScan *cscan, const RadikSortKey *keys, int nkeys, int selecting,
+				List *group_exprs)
 {
 	List	   *quals = list_copy(cscan->scan.plan.qual);
 	bool		later_expression = false;
 
 	for (int i = 0; i < nkeys; i++)
-		later_expression |= i != selecting && keys[i].attnum <= 0;
+		later_expression |= i != selecting && keys[i].attnum <= 0 &&
+			!(keys[selecting].attnum > 0 &&
+			  list_member(group_exprs, list_nth(cscan->custom_exprs, RADIK_EXPR_FIRST_KEY + i)));
 	if (!later_expression)
 		return quals;
 	for (int i = 0; i < nkeys; i++)
@@ -269,7 +274,8 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	state->sorted_plan_eflags = eflags;
 	if (cscan->custom_plans != NIL)
 		node->ss.ps.resultopsfixed = false;
-	state->row_quals = selection_quals(cscan, state->keys, state->nkeys, state->selecting);
+	state->row_quals = selection_quals(cscan, state->keys, state->nkeys, state->selecting,
+									   state->groups.exprs);
 	state->qual = ExecInitQual(state->row_quals, &node->ss.ps);
 
 	/*

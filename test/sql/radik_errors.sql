@@ -64,6 +64,15 @@ FROM unnest(ARRAY[
 	'SELECT v FROM radik_err_big WHERE b IS NULL ORDER BY v, d + 1 LIMIT 5',
 	'SELECT v FROM radik_err_big ORDER BY v, d + 1 LIMIT 5'
 ]) q;
+-- A group key that fails on some rows fails the query, unless WHERE leaves them out: the groups
+-- compute it for every row, in each process.
+SELECT q, radik_compare(q, NULL, 'g, v') AS answer
+FROM unnest(ARRAY[
+	'SELECT * FROM (SELECT a + 1 AS g, v, row_number() OVER (PARTITION BY a + 1 ORDER BY v) AS r FROM radik_err_big) s WHERE r <= 1',
+	'SELECT * FROM (SELECT a + 1 AS g, v, row_number() OVER (PARTITION BY a + 1 ORDER BY v) AS r FROM radik_err_big WHERE b IS NULL) s WHERE r <= 1',
+	'SELECT DISTINCT ON (d + 1) d + 1 AS g, v FROM radik_err_big ORDER BY d + 1, v DESC',
+	'SELECT DISTINCT ON (d + 1) d + 1 AS g, v FROM radik_err_big WHERE b IS NULL ORDER BY d + 1, v DESC'
+]) q;
 RESET min_parallel_table_scan_size;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
