@@ -7,7 +7,8 @@ plot_queries.py
 
     python3 bench/plot_queries.py OUTPUT.png LOG [LOG ...] [--label 'SHAPE=TEXT' ...]
 
-    A row's label is its query, shortened: --label replaces a query containing SHAPE with TEXT.
+    A row's label is its query, shortened: --label replaces a query containing SHAPE with TEXT;
+    with its workers, and its regime where the logs hold several.
 """
 import sys
 import textwrap
@@ -32,14 +33,14 @@ def read_rows(path):
     return rows
 
 
-def label_of(query, workers, labels):
+def label_of(query, workers, regime, labels):
     for shape, text in labels:
         if shape in query:
             query = text
             break
     else:
         query = query if len(query) <= 40 else query[:37] + "..."
-    return f"{query}\n{workers} workers"
+    return f"{query}\n{workers} workers" + (f", {regime}" if regime else "")
 
 
 def main():
@@ -70,7 +71,10 @@ def main():
     ax.set_yscale("log")
     ax.set_ylabel("seconds (log scale)")
     ax.set_xticks(list(positions))
-    ax.set_xticklabels([label_of(row[1], row[2], labels) for row in rows], fontsize=8)
+    # the regime is named where the logs hold more than one
+    several_regimes = len({row[0] for row in rows}) > 1
+    ax.set_xticklabels([label_of(row[1], row[2], row[0] if several_regimes else "", labels)
+                        for row in rows], fontsize=8)
     ax.legend()
     ax.grid(axis="y", which="both", alpha=0.3)
     fig.tight_layout()
