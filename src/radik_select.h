@@ -92,10 +92,9 @@ extern void radik_select_rows(const RadikSelection *selection, RadikSelectResult
  * row ids in no order, or in order (result->ordered) where groups->order_rows asks for it and the
  * groups can, with their keys where groups->order_row_keys asks for them too; no rows, with
  * result->over_memory, where the groups passed their memory (work_mem x hash_mem_multiplier a
- * process).  With carry_bytes > 0 the parallel workers send copies of the
- * rows they keep, and this process copies its own while it waits for them (each within the memory
- * its groups leave unused, not carry_bytes), in result->carried.  Group key expressions are
- * compiled for parent.
+ * process).  With carry_bytes > 0 the parallel workers send copies of the rows they keep, and
+ * this process copies its own while it waits for them (each within the memory its groups leave
+ * unused, not carry_bytes), in result->carried.  Group key expressions are compiled for parent.
  */
 extern void radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 								PlanState *parent, RadikSelectResult *result);
