@@ -13,9 +13,8 @@
  * whole row for every row returned costing more than the comparisons), with the window clause's
  * own equality operators and collations (as WindowAgg compares partitions and peers; keys of
  * types passed by value whose bits are the same need no call, most rows being of the partition
- * and often the peers of the row before), and
- * applies the window's run conditions as its filter, which keeps exactly the rows the WindowAgg
- * would return.
+ * and often the peers of the row before), and applies the window's run conditions as its filter,
+ * which keeps exactly the rows the WindowAgg would return.
  *
  * Its child is the grouped node, whatever it returns: its own rows, or PostgreSQL's sorted rows
  * where its groups passed their memory.  The node has no relation (scanrelid 0): its scan tuple
