@@ -91,7 +91,7 @@ TupleTableSlot *
 radik_key_rows_make(RadikKeyRows *rows, uint64 group_bits, uint64 key, uint8 flags)
 {
 	TupleTableSlot *slot = rows->slot;
-	bool		exact;
+	bool		exact = true;
 	Datum		group_value = 0;
 	Datum		order_value = 0;
 	bool		group_null = (flags & RADIK_ROW_GROUP_NULL) != 0;
@@ -99,8 +99,10 @@ radik_key_rows_make(RadikKeyRows *rows, uint64 group_bits, uint64 key, uint8 fla
 
 	if (rows->reads_group && !group_null)
 		group_value = radik_datum_from_key(rows->group_type, false, group_bits, &exact);
-	if (rows->reads_order && !order_null)
+	if (exact && rows->reads_order && !order_null)
 		order_value = radik_datum_from_key(rows->order_type, rows->order_descending, key, &exact);
+	if (!exact)
+		return NULL;
 	ExecClearTuple(slot);
 	for (int i = 0; i < rows->ncolumns; i++)
 	{

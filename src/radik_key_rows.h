@@ -51,7 +51,10 @@ extern bool radik_key_rows_begin(RadikKeyRows *rows, List *targetlist, Expr *gro
 extern bool radik_key_rows_exact(const RadikKeyRows *rows, uint64 group_bits, uint64 key,
 								 uint8 flags);
 
-/* The row the target list makes from those keys, in rows->slot (exact keys only). */
+/*
+ * The row the target list makes from those keys, in rows->slot; NULL where they do not tell its
+ * values exactly (as radik_key_rows_exact).
+ */
 extern TupleTableSlot *radik_key_rows_make(RadikKeyRows *rows, uint64 group_bits, uint64 key,
 										   uint8 flags);
 

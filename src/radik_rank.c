@@ -14,7 +14,9 @@
  * own equality operators and collations (as WindowAgg compares partitions and peers; keys of
  * types passed by value whose bits are the same need no call, most rows being of the partition
  * and often the peers of the row before), and applies the window's run conditions as its filter,
- * which keeps exactly the rows the WindowAgg would return.
+ * which keeps exactly the rows the WindowAgg would return.  Where the grouped node makes its rows
+ * from their keys, it tells where each row begins a partition or a run of peers by comparing the
+ * keys' bits itself (radik_scan_row_boundaries), and the node compares nothing.
  *
  * Its child is the grouped node, whatever it returns: its own rows, or PostgreSQL's sorted rows
  * where its groups passed their memory.  The node has no relation (scanrelid 0): its scan tuple
@@ -44,6 +46,7 @@
 
 #include "radik.h"
 #include "radik_rank.h"
+#include "radik_scan.h"
 
 #define RADIK_RANK_NAME "RadiK Rank"
 
@@ -75,6 +78,7 @@ typedef struct RadikRankState
 	RankMatch  *same_partition; /* NULL: no PARTITION BY */
 	RankMatch  *same_peers;		/* NULL: no rank() or dense_rank() */
 	ExprContext *match_context; /* for the two above */
+	bool		child_boundaries;	/* the child tells where they change (radik_scan.h) */
 	TupleTableSlot *previous;	/* the keys of the child's row before (a virtual slot) */
 	bool		have_previous;
 	int			nkey_columns;	/* the columns of previous that the matches read */
@@ -406,6 +410,12 @@ rank_begin(CustomScanState *node, EState *estate, int eflags)
 		state->same_peers = prepare_match(private, RANK_PRIVATE_ORDER_KEYS, child_desc,
 										  &node->ss.ps, &columns_read);
 	state->match_context = CreateExprContext(estate);
+	state->child_boundaries =
+		list_length(list_nth(private, RANK_PRIVATE_PARTITION_KEYS)) == 1 &&
+		list_length(list_nth(private, RANK_PRIVATE_ORDER_KEYS)) == 1 &&
+		radik_scan_knows_boundaries(state->child,
+									linitial_int(list_nth(private, RANK_PRIVATE_PARTITION_KEYS)),
+									linitial_int(list_nth(private, RANK_PRIVATE_ORDER_KEYS)));
 
 	/* the row before: its key columns alone, the others NULL */
 	state->previous = ExecInitExtraTupleSlot(estate, child_desc, &TTSOpsVirtual);
@@ -429,6 +439,18 @@ remember_keys(RadikRankState *state, TupleTableSlot *row)
 	MemoryContext caller;
 	int			i;
 
+	/* values passed by value: copied in place, the slot staying stored */
+	if (!state->keys_by_reference && !TTS_EMPTY(previous))
+	{
+		for (i = 0; i < state->nkey_columns; i++)
+		{
+			int			column = state->key_columns[i] - 1;
+
+			previous->tts_isnull[column] = row->tts_isnull[column];
+			previous->tts_values[column] = row->tts_values[column];
+		}
+		return;
+	}
 	ExecClearTuple(previous);
 	if (state->keys_by_reference)
 		MemoryContextReset(state->previous_context);
@@ -481,13 +503,24 @@ next_numbered_row(RadikRankState *state)
 {
 	TupleTableSlot *row = ExecProcNode(state->child);
 	TupleTableSlot *scan_slot = state->css.ss.ss_ScanTupleSlot;
+	bool		new_partition = false;
+	bool		new_peers = false;
 	int			i;
 
 	if (TupIsNull(row))
 		return NULL;
 
-	if (!state->have_previous ||
-		(state->same_partition != NULL && !rows_match(state, state->same_partition, row)))
+	/* the child's word where it has it, else the keys compared with the row before */
+	if (state->have_previous &&
+		!(state->child_boundaries &&
+		  radik_scan_row_boundaries(state->child, &new_partition, &new_peers)))
+	{
+		new_partition = state->same_partition != NULL &&
+			!rows_match(state, state->same_partition, row);
+		new_peers = !new_partition && state->same_peers != NULL &&
+			!rows_match(state, state->same_peers, row);
+	}
+	if (!state->have_previous || new_partition)
 	{
 		state->row_number = 1;
 		state->rank = 1;
@@ -496,7 +529,7 @@ next_numbered_row(RadikRankState *state)
 	else
 	{
 		state->row_number++;
-		if (state->same_peers != NULL && !rows_match(state, state->same_peers, row))
+		if (new_peers)
 		{
 			state->rank = state->row_number;
 			state->dense_rank++;

@@ -593,7 +593,7 @@ run_selection(RadikScanState *state)
 		state->sort_candidates ? RADIK_TIES_KEYS : RADIK_TIES_NONE;
 	selection.parallel = estate->es_use_parallel_mode ? &state->parallel : NULL;
 	/* Rows made from their keys need no copy; others are carried within work_mem. */
-	selection.carry_bytes = state->output_from_keys || state->group_rows_from_keys ? 0 :
+	selection.carry_bytes = state->output_from_keys || state->groups.order_row_keys ? 0 :
 		(Size) work_mem * 1024;
 	if (state->grouped)
 	{
@@ -611,8 +611,10 @@ run_selection(RadikScanState *state)
 	state->selected_keys = result.keys;
 	state->null_keys_begin = result.null_keys_begin;
 	state->null_keys_end = result.null_keys_end;
-	state->row_keys = result.row_keys;
-	state->rows_from_row_keys = result.ordered && result.row_keys.keys != NULL;
+	/* the rows' keys, where the rows came out ordered with them */
+	memset(&state->row_keys, 0, sizeof(state->row_keys));
+	if (result.ordered)
+		state->row_keys = result.row_keys;
 	if (state->sort_candidates && state->ntids > 0 && !result.ordered)
 		sort_candidates_by_all_keys(state, state->with_ties ? -1 : wanted);
 	for (int64 i = 0; state->carried != NULL && i < state->ntids; i++)
@@ -625,6 +627,7 @@ run_selection(RadikScanState *state)
 	radik_select_stats_add(&state->totals, &result.stats);
 
 	state->next = 0;
+	state->last_key_row = state->previous_key_row = -1;
 	state->batch_start = state->batch_end = 0;
 	state->selected = true;
 }
@@ -731,7 +734,7 @@ radik_scan_fetch_batch(RadikScanState *state, int64 start)
 		tuple->t_tableOid = RelationGetRelid(rel);
 		state->batch_tuples[i] = tuple;
 	}
-	if (state->rows_from_row_keys)
+	if (state->row_keys.keys != NULL)
 		radik_scan_mark_key_rows(state, start, rows, state->batch_tuples);
 	fetch_rows_at(state, start, rows, state->batch_tuples);
 
@@ -776,11 +779,27 @@ batch_row(RadikScanState *state, int64 row, bool forward)
 }
 
 /*
- * ExecScan's access method: the next selected row in the scan's direction, in the scan slot.
  * The position works as a cursor's: after row i, forward gives row i + 1 and backward row i - 1;
  * past the end (next = ntids + 1), backward gives the last row again; before the start
- * (next = 0), forward gives the first.  A batch is fetched starting at the row wanted going
- * forward, ending at it going backward.
+ * (next = 0), forward gives the first.
+ */
+int64
+radik_scan_step(RadikScanState *state, bool forward)
+{
+	int64		row = forward ? state->next : state->next - 2;
+
+	if (row < 0 || row >= state->ntids)
+	{
+		state->next = forward ? state->ntids + 1 : 0;
+		return -1;
+	}
+	state->next = row + 1;
+	return row;
+}
+
+/*
+ * ExecScan's access method: the next selected row in the scan's direction, in the scan slot.  A
+ * batch is fetched starting at the row wanted going forward, ending at it going backward.
  */
 static TupleTableSlot *
 radik_scan_next(ScanState *ss)
@@ -793,18 +812,13 @@ radik_scan_next(ScanState *ss)
 	if (!state->selected)
 		run_selection(state);
 
-	row = forward ? state->next : state->next - 2;
-	if (row < 0 || row >= state->ntids)
-	{
-		state->next = forward ? state->ntids + 1 : 0;
+	row = radik_scan_step(state, forward);
+	if (row < 0)
 		return ExecClearTuple(slot);
-	}
-
 	if (row < state->batch_start || row >= state->batch_end)
 		radik_scan_fetch_batch(state, forward ? row : Max(0, row + 1 - state->batch_rows));
 	ExecStoreHeapTuple(batch_row(state, row, forward), slot, false);
 	slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
-	state->next = row + 1;
 	return slot;
 }
 
@@ -824,7 +838,7 @@ radik_scan_exec(CustomScanState *node)
 		run_selection(state);
 	if (state->over_memory)
 		return radik_scan_next_sorted_row(node);
-	if (state->rows_from_row_keys)
+	if (state->row_keys.keys != NULL)
 		return radik_scan_next_key_row(state);
 	return ExecScan(&node->ss, radik_scan_next, radik_scan_recheck);
 }
@@ -872,13 +886,14 @@ radik_scan_rescan(CustomScanState *node)
 	if (state->selected && node->ss.ps.chgParam == NULL)
 	{
 		state->next = 0;
+		state->last_key_row = state->previous_key_row = -1;
 		ExecScanReScan(&node->ss);
 		return;
 	}
 
 	state->selected = false;
 	state->over_memory = false;
-	state->rows_from_row_keys = false;
+	memset(&state->row_keys, 0, sizeof(state->row_keys));
 	state->tids = NULL;
 	state->carried = NULL;
 	state->ntids = 0;

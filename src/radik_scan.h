@@ -19,6 +19,8 @@
  * each group keeps its best of, whether the count is exclusive (the query said "< k"), and the
  * cut (RadikGroupCut); NIL for the plain selection.
  * The node's quals are the table's WHERE clauses; scanrelid is the table.
+ *
+ * Also, what a grouped node tells the numbering node above it (radik_scan_knows_boundaries).
  */
 #ifndef RADIK_SCAN_H
 #define RADIK_SCAN_H
@@ -53,6 +55,23 @@
 #define RADIK_GROUP_CUT				2
 
 extern const CustomScanMethods radik_scan_methods;
+
+/*
+ * For the numbering node above a grouped node (radik_rank.c), which compares each row with the
+ * one before on the partition and order keys: will node, a grouped node, tell row by row where
+ * a row begins a new group and a new run of equal sort keys, for the columns of its rows
+ * group_column and order_column (1-based)?  Where those columns are its group key and its sort
+ * key and its rows are made from their keys (radik_scan_groups.c).
+ */
+extern bool radik_scan_knows_boundaries(PlanState *node, AttrNumber group_column,
+										AttrNumber order_column);
+
+/*
+ * Where it knows (true), whether the row node returned last begins a new group or a new run of
+ * equal sort keys after the row it returned before.  Not where either row's keys stand for
+ * several values, or the rows were not returned one after the other going forward.
+ */
+extern bool radik_scan_row_boundaries(PlanState *node, bool *new_group, bool *new_peers);
 
 /* Rows fetched per batch by TID, for a table of these pages and tuples (under work_mem). */
 extern double radik_fetch_batch_rows(double pages, double tuples);

@@ -203,7 +203,7 @@ radik_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (es->costs && state->totals.scan.pages_copied > 0)
 			ExplainPropertyInteger("Pages From Page Cache", NULL, state->totals.scan.pages_copied, es);
 		/* Rows of the answer the scan carried whole, when rows are not made from keys. */
-		if (es->costs && !state->output_from_keys && !state->group_rows_from_keys)
+		if (es->costs && !state->output_from_keys && !state->groups.order_row_keys)
 			ExplainPropertyInteger("Rows Carried", NULL, state->rows_carried, es);
 		/* A sample's outcome varies from run to run, like the rows sent. */
 		if (es->costs && state->totals.seed_pages > 0)

@@ -57,14 +57,13 @@ radik_scan_begin_groups(RadikScanState *state, CustomScan *cscan, List *groups)
 	state->groups.order_nulls_first = state->keys[0].nulls_first;
 
 	/* ... and with their keys, where the target list reads no more of them */
-	state->group_rows_from_keys = state->groups.order_rows &&
+	state->groups.order_row_keys = state->groups.order_rows &&
 		radik_key_rows_begin(&state->key_rows, cscan->scan.plan.targetlist,
 							 linitial(state->groups.exprs),
 							 list_nth(cscan->custom_exprs, RADIK_EXPR_FIRST_KEY + 1),
 							 state->keys[1].type, state->keys[1].descending,
 							 state->css.ss.ps.state);
-	state->groups.order_row_keys = state->group_rows_from_keys;
-	if (state->group_rows_from_keys)
+	if (state->groups.order_row_keys)
 		state->css.ss.ps.resultopsfixed = false;
 }
 
@@ -119,19 +118,24 @@ radik_scan_next_key_row(RadikScanState *state)
 	ScanState  *ss = &state->css.ss;
 	ExprContext *econtext = ss->ps.ps_ExprContext;
 	bool		forward = ScanDirectionIsForward(ss->ps.state->es_direction);
-	int64		row = forward ? state->next : state->next - 2;
+	int64		row;
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	TupleTableSlot *made;
 
 	CHECK_FOR_INTERRUPTS();
-	if (row < 0 || row >= state->ntids)
-	{
-		state->next = forward ? state->ntids + 1 : 0;
+	state->previous_key_row = state->last_key_row;
+	state->last_key_row = -1;
+	row = radik_scan_step(state, forward);
+	if (row < 0)
 		return ExecClearTuple(state->key_rows.slot);
+	made = radik_key_rows_make(&state->key_rows, state->row_keys.group_bits[row],
+							   state->row_keys.keys[row], state->row_keys.flags[row]);
+	if (made != NULL)
+	{
+		if (forward)
+			state->last_key_row = row;
+		return made;
 	}
-	state->next = row + 1;
-	if (row_from_keys(state, row))
-		return radik_key_rows_make(&state->key_rows, state->row_keys.group_bits[row],
-								   state->row_keys.keys[row], state->row_keys.flags[row]);
 
 	/* a key that stands for several values: the row itself, projected */
 	if (row < state->batch_start || row >= state->batch_end)
@@ -143,6 +147,49 @@ radik_scan_next_key_row(RadikScanState *state)
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = slot;
 	return ExecProject(ss->ps.ps_ProjInfo);
+}
+
+/* node as a grouped RadiK Top-K node's state, or NULL where it is another node */
+static RadikScanState *
+grouped_scan_state(PlanState *node)
+{
+	if (!IsA(node, CustomScanState) || !IsA(node->plan, CustomScan) ||
+		((CustomScan *) node->plan)->methods != &radik_scan_methods)
+		return NULL;
+	return ((RadikScanState *) node)->grouped ? (RadikScanState *) node : NULL;
+}
+
+bool
+radik_scan_knows_boundaries(PlanState *node, AttrNumber group_column, AttrNumber order_column)
+{
+	RadikScanState *state = grouped_scan_state(node);
+
+	return state != NULL && state->groups.order_row_keys &&
+		group_column >= 1 && group_column <= state->key_rows.ncolumns &&
+		order_column >= 1 && order_column <= state->key_rows.ncolumns &&
+		state->key_rows.columns[group_column - 1] == RADIK_KEY_COLUMN_GROUP &&
+		state->key_rows.columns[order_column - 1] == RADIK_KEY_COLUMN_ORDER;
+}
+
+bool
+radik_scan_row_boundaries(PlanState *node, bool *new_group, bool *new_peers)
+{
+	RadikScanState *state = (RadikScanState *) node;
+	const RadikGroupRowKeys *keys = &state->row_keys;
+	int64		row = state->last_key_row;
+	uint8		flags;
+	uint8		flags_before;
+
+	/* both rows made from their keys, which then are exact: equal bits, equal values */
+	if (row < 1 || state->previous_key_row != row - 1)
+		return false;
+	flags = keys->flags[row];
+	flags_before = keys->flags[row - 1];
+	*new_group = ((flags ^ flags_before) & RADIK_ROW_GROUP_NULL) != 0 ||
+		((flags & RADIK_ROW_GROUP_NULL) == 0 && keys->group_bits[row] != keys->group_bits[row - 1]);
+	*new_peers = ((flags ^ flags_before) & RADIK_ROW_KEY_NULL) != 0 ||
+		((flags & RADIK_ROW_KEY_NULL) == 0 && keys->keys[row] != keys->keys[row - 1]);
+	return true;
 }
 
 TupleTableSlot *

@@ -60,13 +60,16 @@ typedef struct RadikScanState
 	HeapTuple	key_row_template;	/* such a row formed once, for a by-value key (or NULL) */
 
 	/*
-	 * A grouped node whose target list reads only the group and sort keys makes its rows from
-	 * them (radik_key_rows.h), where the selection returned them (rows_from_row_keys).
+	 * A grouped node whose target list reads only the group and sort keys
+	 * (groups.order_row_keys) makes its rows from them (radik_key_rows.h), where the selection
+	 * returned them (row_keys.keys set).  last_key_row is the row it returned last where that
+	 * was such a row going forward (else -1), previous_key_row the same for the call before:
+	 * radik_scan_row_boundaries compares their keys.
 	 */
-	bool		group_rows_from_keys;
 	RadikKeyRows key_rows;
-	bool		rows_from_row_keys;
 	RadikGroupRowKeys row_keys; /* the selection's, parallel to tids */
+	int64		last_key_row;
+	int64		previous_key_row;
 
 	/* The batch of fetched rows: tids[batch_start .. batch_end) as heap tuple copies. */
 	MemoryContext batch_context;
@@ -86,6 +89,12 @@ typedef struct RadikScanState
 	RadikSelectStats totals;
 	int64		rows_carried;	/* rows to return that the scan carried whole */
 } RadikScanState;
+
+/*
+ * The selected row the scan returns next in its direction, the position moved past it; -1 past
+ * either end, the position left there (radik_scan.c).
+ */
+extern int64 radik_scan_step(RadikScanState *state, bool forward);
 
 /* Fetch the batch of rows from start (radik_scan.c). */
 extern void radik_scan_fetch_batch(RadikScanState *state, int64 start);

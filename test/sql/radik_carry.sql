@@ -24,26 +24,6 @@ ANALYZE radik_ct;
 SELECT pg_relation_size(reltoastrelid) > 0 AS some_notes_toasted
 FROM pg_class WHERE oid = 'radik_ct'::regclass;
 
--- How many of the rows the scan returned it carried: all, some, none (run with EXPLAIN ANALYZE).
-CREATE FUNCTION radik_carry_outcome(stmt text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-	scan json := radik_analyzed_scan(stmt);
-	carried bigint;
-	returned bigint;
-BEGIN
-	IF scan IS NULL THEN
-		RETURN 'radik not used';
-	ELSIF scan ->> 'Rows Carried' IS NULL THEN
-		RETURN 'rows made from keys';
-	END IF;
-	carried := (scan ->> 'Rows Carried')::bigint;
-	returned := (scan ->> 'Actual Rows')::numeric::bigint;	-- 18 gives it with decimals
-	RETURN CASE WHEN carried = 0 THEN 'none carried'
-				WHEN carried >= returned THEN 'all carried'
-				ELSE 'some carried' END;
-END $$;
-
 -- The answers: both directions, ties at the boundary, NULLs first and last, OFFSET, WHERE
 -- clauses, several keys, an expression key, TOASTed values in the answer.
 CREATE FUNCTION radik_carry_answers() RETURNS TABLE (q text, result text)
@@ -258,5 +238,4 @@ SELECT (SELECT array_agg(x) FROM radik_carry_cursor(true,
 DROP FUNCTION radik_carry_group_answers();
 DROP FUNCTION radik_carry_cursor(boolean, text, int);
 DROP FUNCTION radik_carry_answers();
-DROP FUNCTION radik_carry_outcome(text);
 DROP TABLE radik_ct;

@@ -25,17 +25,6 @@ FROM generate_series(1, 30000) i;
 ALTER TABLE radik_kr SET (parallel_workers = 2);
 ANALYZE radik_kr;
 
--- Are the rows of stmt's grouped node made from their keys?  (No "Rows Carried" in EXPLAIN.)
-CREATE FUNCTION radik_kr_from_keys(stmt text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-	scan json := radik_analyzed_scan(stmt);
-BEGIN
-	RETURN CASE WHEN scan IS NULL THEN 'radik not used'
-				WHEN scan ->> 'Rows Carried' IS NULL THEN 'made from keys'
-				ELSE 'fetched or carried' END;
-END $$;
-
 -- The answers: keys is NULL where the order is complete, and base (the same query, run by
 -- PostgreSQL) where the rows as text are the same whatever the order of ties.
 CREATE FUNCTION radik_kr_answers() RETURNS TABLE (q text, result text)
@@ -70,10 +59,22 @@ LANGUAGE sql AS $$
 $$;
 
 -- Made from keys, and not where the query reads another column (note).
-SELECT radik_kr_from_keys('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3') AS rank_keys,
-	radik_kr_from_keys('SELECT DISTINCT ON (fg) fg, id FROM radik_kr ORDER BY fg, id') AS distinct_keys,
-	radik_kr_from_keys('SELECT * FROM (SELECT g, v, note, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3') AS with_note;
+SELECT radik_carry_outcome('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3') AS rank_keys,
+	radik_carry_outcome('SELECT DISTINCT ON (fg) fg, id FROM radik_kr ORDER BY fg, id') AS distinct_keys,
+	radik_carry_outcome('SELECT * FROM (SELECT g, v, note, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3')
+		IN ('all carried', 'some carried', 'none carried') AS with_note_fetched_or_carried;
 SELECT * FROM radik_kr_answers();
+
+-- The NULL group right after the group of the smallest int4, whose group bits are those of the
+-- NULL group: two partitions, each numbered from 1.
+CREATE TABLE radik_kr_edge (g int, v float8);
+INSERT INTO radik_kr_edge
+SELECT CASE WHEN i % 2 = 0 THEN NULL ELSE -2147483648 END, i FROM generate_series(1, 40) i;
+ANALYZE radik_kr_edge;
+SELECT radik_carry_outcome('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr_edge) s WHERE r <= 2') AS edge_keys,
+	radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr_edge) s WHERE r <= 2') AS null_group_after_smallest,
+	radik_compare('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_kr_edge) s WHERE r <= 3') AS null_group_rank;
+DROP TABLE radik_kr_edge;
 
 -- Many rows, over several fetch batches (at least 1000 rows each), the float groups' rows among
 -- them fetched: every row of the -0/+0 and NaN groups, and few of the others.
@@ -91,7 +92,7 @@ SET min_parallel_table_scan_size = 0;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET max_parallel_workers_per_gather = 2;
-SELECT radik_kr_from_keys('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3') AS parallel_rank_keys;
+SELECT radik_carry_outcome('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3') AS parallel_rank_keys;
 SELECT * FROM radik_kr_answers();
 SET work_mem = '1MB';
 SELECT radik_compare('SELECT * FROM (SELECT fg, id, rank() OVER (PARTITION BY fg ORDER BY id) AS r FROM radik_kr) s WHERE r <= 5000') AS parallel_many_rows;
@@ -102,5 +103,4 @@ RESET parallel_setup_cost;
 RESET min_parallel_table_scan_size;
 
 DROP FUNCTION radik_kr_answers();
-DROP FUNCTION radik_kr_from_keys(text);
 DROP TABLE radik_kr;

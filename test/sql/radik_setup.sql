@@ -54,6 +54,27 @@ BEGIN
 			WHERE n.node ->> 'Custom Plan Provider' = 'RadiK Top-K');
 END $$;
 
+-- How many of the rows stmt's scan returned it carried: all, some, none, or none because it
+-- made them from their keys (run with EXPLAIN ANALYZE).
+CREATE FUNCTION radik_carry_outcome(stmt text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	scan json := radik_analyzed_scan(stmt);
+	carried bigint;
+	returned bigint;
+BEGIN
+	IF scan IS NULL THEN
+		RETURN 'radik not used';
+	ELSIF scan ->> 'Rows Carried' IS NULL THEN
+		RETURN 'rows made from keys';
+	END IF;
+	carried := (scan ->> 'Rows Carried')::bigint;
+	returned := (scan ->> 'Actual Rows')::numeric::bigint;	-- 18 gives it with decimals
+	RETURN CASE WHEN carried = 0 THEN 'none carried'
+				WHEN carried >= returned THEN 'all carried'
+				ELSE 'some carried' END;
+END $$;
+
 -- The plan's lines, for tests that show plans; device-dependent lines (where the selection ran,
 -- times) are masked so that the output is the same with and without a GPU.
 CREATE FUNCTION radik_explain(stmt text, with_analyze boolean DEFAULT false) RETURNS SETOF text
