@@ -66,14 +66,20 @@ SELECT radik_carry_outcome('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION B
 SELECT * FROM radik_kr_answers();
 
 -- The NULL group right after the group of the smallest int4, whose group bits are those of the
--- NULL group: two partitions, each numbered from 1.
-CREATE TABLE radik_kr_edge (g int, v float8);
+-- NULL group: two partitions, each numbered from 1.  Likewise NULL sort keys (o) right before
+-- the smallest int4, whose key is a NULL key's: not peers.
+CREATE TABLE radik_kr_edge (g int, v float8, o int);
 INSERT INTO radik_kr_edge
-SELECT CASE WHEN i % 2 = 0 THEN NULL ELSE -2147483648 END, i FROM generate_series(1, 40) i;
+SELECT CASE WHEN i % 2 = 0 THEN NULL ELSE -2147483648 END, i,
+	CASE WHEN i % 10 < 2 THEN NULL WHEN i % 10 < 6 THEN -2147483648 ELSE i END
+FROM generate_series(1, 40) i;
 ANALYZE radik_kr_edge;
 SELECT radik_carry_outcome('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr_edge) s WHERE r <= 2') AS edge_keys,
 	radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr_edge) s WHERE r <= 2') AS null_group_after_smallest,
 	radik_compare('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_kr_edge) s WHERE r <= 3') AS null_group_rank;
+SELECT radik_carry_outcome('SELECT * FROM (SELECT g, o, rank() OVER (PARTITION BY g ORDER BY o NULLS FIRST) AS r FROM radik_kr_edge) s WHERE r <= 3') AS edge_order_keys,
+	radik_compare('SELECT * FROM (SELECT g, o, rank() OVER (PARTITION BY g ORDER BY o NULLS FIRST) AS r FROM radik_kr_edge) s WHERE r <= 3', NULL, 'g, o, r') AS null_keys_before_smallest,
+	radik_compare('SELECT * FROM (SELECT g, o, dense_rank() OVER (PARTITION BY g ORDER BY o NULLS FIRST) AS r FROM radik_kr_edge) s WHERE r <= 2', NULL, 'g, o, r') AS null_keys_dense_rank;
 DROP TABLE radik_kr_edge;
 
 -- Many rows, over several fetch batches (at least 1000 rows each), the float groups' rows among
