@@ -9,21 +9,23 @@
  * sorts every row and keeps the first of each group.  Both need only each group's first rows in
  * the sort order.  radik's node, in its grouped form, reads the table once, keeps the best rows
  * of each group (radik_group_set.c) and returns them sorted as the Sort would; the numbering above
- * it (radik_rank.c, in place of the WindowAgg) or the Unique then computes exactly what it
- * computes over every row, because the rows kept are a prefix of each group: the ranks of those
- * rows depend only on the rows before them.
+ * it (radik_rank.c, in place of the WindowAgg), or for DISTINCT ON the node itself keeping each
+ * group's first row (in place of the Unique, whose copy of every row it reads costs a tenth of a
+ * million groups' query), then computes exactly what PostgreSQL computes over every row, because
+ * the rows kept are a prefix of each group: the ranks of those rows depend only on the rows
+ * before them.
  *
  * Where: at the window stage, when the query's only window is one WindowAgg over the table whose
  * functions are all row_number(), rank() and dense_rank() and it has a run condition on one of
  * them (the count, k, is a constant or a query parameter); at the distinct stage, for DISTINCT ON
  * over the table with an ORDER BY that goes on after the DISTINCT ON expressions (k = 1).  The
- * path puts radik's numbering (or PostgreSQL's Unique) over radik's node instead of the WindowAgg
- * over the Sort (or the Unique over it).  radik declines where the reduction could change an
- * answer or is not worth it: other window functions (count(*) OVER and the like see every row
- * of a group), several windows, volatile or unsupported keys (the first sort key after the
- * groups is radik's kind of key; the group keys need a hash function, as for hash aggregation),
- * grouping and aggregates, and group keys the planner takes to be unique (every row its own
- * group: nothing to select).
+ * path puts radik's numbering over radik's node instead of the WindowAgg over the Sort (or
+ * radik's node alone instead of the Unique over the Sort).  radik declines where the reduction
+ * could change an answer or is not worth it: other window functions (count(*) OVER and the like
+ * see every row of a group), several windows, volatile or unsupported keys (the first sort key
+ * after the groups is radik's kind of key; the group keys need a hash function, as for hash
+ * aggregation), grouping and aggregates, and group keys the planner takes to be unique (every
+ * row its own group: nothing to select).
  *
  * The groups' kept rows must fit the memory of a hash table (work_mem times hash_mem_multiplier):
  * k a group, plus the rows tied at its cut (rank() over a key of ten values keeps a tenth of each
@@ -595,6 +597,7 @@ radik_add_distinct_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *di
 								  false, FLOAT8PASSBYVAL);
 	groups.k_exclusive = false;
 	groups.cut = RADIK_GROUP_CUT_ROWS;
+	groups.first_of_group = true;
 
 	sorted = cheapest_sorted_path(root, input_rel, root->sort_pathkeys);
 	foreach(lc, make_group_paths(root, input_rel, input_rel->cheapest_total_path->pathtarget,
@@ -602,9 +605,8 @@ radik_add_distinct_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *di
 	{
 		CustomPath *path = lfirst(lc);
 
-		add_upper_path(distinct_rel,
-					   (Path *) create_upper_unique_path(root, distinct_rel, &path->path,
-														 list_length(root->distinct_pathkeys),
-														 path->path.rows));
+		/* its target list is its child's, which holds the DISTINCT ON columns it compares */
+		path->flags &= ~CUSTOMPATH_SUPPORT_PROJECTION;
+		add_upper_path(distinct_rel, &path->path);
 	}
 }

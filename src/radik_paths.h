@@ -57,6 +57,7 @@ typedef struct RadikPlannedGroups
 	Expr	   *k;				/* rows (or distinct keys) per group: a constant or a Param */
 	bool		k_exclusive;	/* the condition was "< k": k - 1 are kept */
 	RadikGroupCut cut;
+	bool		first_of_group;	/* DISTINCT ON: only each group's first row is returned */
 } RadikPlannedGroups;
 
 /* Is scan_rel a plain heap table (or materialized view) that radik's node can read whole? */

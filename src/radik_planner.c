@@ -43,6 +43,7 @@
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
 #include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
 #include "parser/parsetree.h"
 #include "storage/bufmgr.h"
 #include "utils/builtins.h"
@@ -663,8 +664,8 @@ radik_make_path(RelOptInfo *scan_rel, PathTarget *target, List *pathkeys, List *
 	if (groups != NULL)
 		group_private = list_make5(groups->exprs, groups->equality_operators,
 								   groups->collations, groups->k,
-								   list_make3_int(groups->selecting_key, groups->k_exclusive,
-												  groups->cut));
+								   list_make4_int(groups->selecting_key, groups->k_exclusive,
+												  groups->cut, groups->first_of_group));
 
 	path->path.pathtype = T_CustomScan;
 	path->path.parent = scan_rel;
@@ -858,6 +859,31 @@ radik_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEn
 }
 
 /*
+ * The columns of tlist holding the DISTINCT ON expressions of clauses (their sort group
+ * references label them, as in any plan built for an exact target list), with the clauses'
+ * equality operators and the expressions' collations: three lists.
+ */
+static List *
+distinct_on_columns(List *clauses, List *tlist)
+{
+	List	   *columns = NIL;
+	List	   *operators = NIL;
+	List	   *collations = NIL;
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		SortGroupClause *clause = lfirst_node(SortGroupClause, lc);
+		TargetEntry *tle = get_sortgroupclause_tle(clause, tlist);
+
+		columns = lappend_int(columns, tle->resno);
+		operators = lappend_oid(operators, clause->eqop);
+		collations = lappend_oid(collations, exprCollation((Node *) tle->expr));
+	}
+	return list_make3(columns, operators, collations);
+}
+
+/*
  * PlanCustomPath: the CustomScan node for the chosen path (layout in radik_scan.h).  tlist is the
  * path's target, built by create_scan_plan; clauses are the table's restriction clauses, which
  * create_customscan_plan has put in the order PostgreSQL's own scans evaluate them
@@ -905,6 +931,8 @@ radik_plan_topk_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, 
 		group_exprs = copyObject(linitial(group_private));
 		groups = list_make3(lsecond(group_private), lthird(group_private),
 							list_nth(group_private, 4));
+		if (list_nth_int(list_nth(group_private, 4), RADIK_GROUP_FIRST_OF_GROUP))
+			groups = list_concat(groups, distinct_on_columns(parse->distinctClause, tlist));
 		with_ties = false;
 	}
 	else

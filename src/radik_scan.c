@@ -24,8 +24,9 @@
  *
  * A grouped node holds PostgreSQL's own sorted plan of the same rows below it, as its one child:
  * where the groups pass their memory (radik_group_select.c), the selection stops and the node
- * returns that plan's rows instead (radik_scan_groups.c), which the numbering (radik_rank.c) or
- * the Unique above it reads as it reads the node's own.
+ * returns that plan's rows instead (radik_scan_groups.c), which the numbering above it
+ * (radik_rank.c) reads as it reads the node's own; for DISTINCT ON the node keeps the first row
+ * of each group of either, as PostgreSQL's Unique would (radik_scan_first_of_group).
  *
  * PostgreSQL 15 gives a custom scan a virtual scan slot and compiles its target list and quals for
  * it before BeginCustomScan runs; this node stores heap tuple copies in its scan slot, so it
@@ -829,8 +830,9 @@ radik_scan_recheck(ScanState *ss, TupleTableSlot *slot)
 	return true;
 }
 
+/* The next row the selection (or the sorted plan below) returns. */
 static TupleTableSlot *
-radik_scan_exec(CustomScanState *node)
+next_selected_row(CustomScanState *node)
 {
 	RadikScanState *state = (RadikScanState *) node;
 
@@ -841,6 +843,18 @@ radik_scan_exec(CustomScanState *node)
 	if (state->row_keys.keys != NULL)
 		return radik_scan_next_key_row(state);
 	return ExecScan(&node->ss, radik_scan_next, radik_scan_recheck);
+}
+
+static TupleTableSlot *
+radik_scan_exec(CustomScanState *node)
+{
+	RadikScanState *state = (RadikScanState *) node;
+	TupleTableSlot *slot;
+
+	do
+		slot = next_selected_row(node);
+	while (state->first_of_group && !TupIsNull(slot) && !radik_scan_first_of_group(state, slot));
+	return slot;
 }
 
 static void
@@ -883,6 +897,8 @@ radik_scan_rescan(CustomScanState *node)
 	 * again from the start, as a Sort rewinds its sorted output, so that a cursor rewound (FETCH
 	 * ABSOLUTE, FIRST) sees rows tied on the sort keys in the same order.
 	 */
+	if (state->first_of_group)
+		ExecClearTuple(state->group_before);
 	if (state->selected && node->ss.ps.chgParam == NULL)
 	{
 		state->next = 0;

@@ -15,9 +15,12 @@
  * collation (OID list); then a list of two integers: the parallel workers planned to extract keys
  * (0: none), and whether the query asks for FETCH FIRST ... WITH TIES (1) or not (0); then, for
  * a grouped node (the best rows of each group: radik_group_paths.c), a list of the group keys'
- * equality operators (OID list), their collations (OID list), and three integers: the sort key
- * each group keeps its best of, whether the count is exclusive (the query said "< k"), and the
- * cut (RadikGroupCut); NIL for the plain selection.
+ * equality operators (OID list), their collations (OID list), and four integers: the sort key
+ * each group keeps its best of, whether the count is exclusive (the query said "< k"), the cut
+ * (RadikGroupCut), and whether the node returns only each group's first row (DISTINCT ON: 1);
+ * for such a node, the columns of its target list that hold the DISTINCT ON expressions
+ * (integer list), their equality operators and their collations (OID lists); NIL for the plain
+ * selection.
  * The node's quals are the table's WHERE clauses; scanrelid is the table.
  *
  * Also, what a grouped node tells the numbering node above it (radik_scan_knows_boundaries).
@@ -53,6 +56,7 @@
 #define RADIK_GROUP_SELECTING_KEY	0
 #define RADIK_GROUP_K_EXCLUSIVE		1
 #define RADIK_GROUP_CUT				2
+#define RADIK_GROUP_FIRST_OF_GROUP	3
 
 extern const CustomScanMethods radik_scan_methods;
 

@@ -16,12 +16,17 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
 
 #include "radik_scan.h"
 #include "radik_scan_state.h"
 
 /* What a batch holds for a row made from its keys, which needs no fetch. */
 static HeapTupleData row_made_from_keys;
+
+static void begin_first_of_group(RadikScanState *state, List *columns, List *operators,
+								 List *collations);
 
 void
 radik_scan_begin_groups(RadikScanState *state, CustomScan *cscan, List *groups)
@@ -65,6 +70,72 @@ radik_scan_begin_groups(RadikScanState *state, CustomScan *cscan, List *groups)
 							 state->css.ss.ps.state);
 	if (state->groups.order_row_keys)
 		state->css.ss.ps.resultopsfixed = false;
+
+	state->first_of_group = list_nth_int(options, RADIK_GROUP_FIRST_OF_GROUP) != 0;
+	if (state->first_of_group)
+		begin_first_of_group(state, list_nth(groups, 3), list_nth(groups, 4),
+							 list_nth(groups, 5));
+}
+
+/* DISTINCT ON: compare rows on columns with operators and collations (all of them lists). */
+static void
+begin_first_of_group(RadikScanState *state, List *columns, List *operators, List *collations)
+{
+	PlanState  *ps = &state->css.ss.ps;
+	TupleDesc	desc = ExecGetResultType(ps);
+	int			n = list_length(columns);
+	Oid		   *operator_oids = palloc(n * sizeof(Oid));
+	Oid		   *collation_oids = palloc(n * sizeof(Oid));
+
+	state->ngroup_columns = n;
+	state->group_columns = palloc(n * sizeof(AttrNumber));
+	for (int i = 0; i < n; i++)
+	{
+		state->group_columns[i] = (AttrNumber) list_nth_int(columns, i);
+		operator_oids[i] = list_nth_oid(operators, i);
+		collation_oids[i] = list_nth_oid(collations, i);
+	}
+	state->same_group = execTuplesMatchPrepare(desc, n, state->group_columns, operator_oids,
+											   collation_oids, ps);
+	state->same_group_context = CreateExprContext(ps->state);
+	state->group_before = ExecInitExtraTupleSlot(ps->state, desc, &TTSOpsVirtual);
+	memset(state->group_before->tts_isnull, true, desc->natts * sizeof(bool));
+	state->group_before_context = AllocSetContextCreate(CurrentMemoryContext,
+														"RadiK DISTINCT ON keys",
+														ALLOCSET_SMALL_SIZES);
+}
+
+bool
+radik_scan_first_of_group(RadikScanState *state, TupleTableSlot *row)
+{
+	TupleTableSlot *before = state->group_before;
+	TupleDesc	desc = before->tts_tupleDescriptor;
+	ExprContext *econtext = state->same_group_context;
+	MemoryContext caller;
+
+	if (!TTS_EMPTY(before))
+	{
+		econtext->ecxt_innertuple = row;
+		econtext->ecxt_outertuple = before;
+		if (ExecQualAndReset(state->same_group, econtext))
+			return false;
+	}
+	slot_getallattrs(row);
+	ExecClearTuple(before);
+	MemoryContextReset(state->group_before_context);
+	caller = MemoryContextSwitchTo(state->group_before_context);
+	for (int i = 0; i < state->ngroup_columns; i++)
+	{
+		int			column = state->group_columns[i] - 1;
+		Form_pg_attribute attribute = TupleDescAttr(desc, column);
+
+		before->tts_isnull[column] = row->tts_isnull[column];
+		before->tts_values[column] = row->tts_isnull[column] ? (Datum) 0 :
+			datumCopy(row->tts_values[column], attribute->attbyval, attribute->attlen);
+	}
+	MemoryContextSwitchTo(caller);
+	ExecStoreVirtualTuple(before);
+	return true;
 }
 
 int64

@@ -71,6 +71,21 @@ typedef struct RadikScanState
 	int64		last_key_row;
 	int64		previous_key_row;
 
+	/*
+	 * DISTINCT ON: the node returns only each group's first row, where the selection keeps a
+	 * group's rows tied at its cut too (the later sort keys order them) and the sorted plan below
+	 * returns every row.  The row returned last's DISTINCT ON columns (group_columns of the
+	 * node's rows, the other columns NULL; empty before the first row) are compared with each
+	 * row's (radik_scan_first_of_group).
+	 */
+	bool		first_of_group;
+	int			ngroup_columns;
+	AttrNumber *group_columns;
+	ExprState  *same_group;
+	ExprContext *same_group_context;
+	TupleTableSlot *group_before;
+	MemoryContext group_before_context;
+
 	/* The batch of fetched rows: tids[batch_start .. batch_end) as heap tuple copies. */
 	MemoryContext batch_context;
 	HeapTuple  *batch_tuples;
@@ -117,6 +132,12 @@ extern void radik_scan_mark_key_rows(RadikScanState *state, int64 start, int64 n
  * where they do not tell its values), as the node returns it.
  */
 extern TupleTableSlot *radik_scan_next_key_row(RadikScanState *state);
+
+/*
+ * DISTINCT ON: does row begin a group (its DISTINCT ON columns differ from the row returned
+ * last's)?  If so it becomes the row returned last.
+ */
+extern bool radik_scan_first_of_group(RadikScanState *state, TupleTableSlot *row);
 
 /*
  * The next row of the sorted plan below the node, where the groups passed their memory: that

@@ -151,9 +151,13 @@ SELECT radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION B
 	   radik_compare('SELECT DISTINCT ON (g) g, v FROM radik_gr_empty ORDER BY g, v') AS empty_distinct;
 
 -- The plan: radik's node instead of the Sort, under radik's own numbering of its rows (RadiK
--- Rank, in place of PostgreSQL's WindowAgg) or under PostgreSQL's Unique.
+-- Rank, in place of PostgreSQL's WindowAgg) or, for DISTINCT ON, alone: it returns each group's
+-- first row itself, in place of PostgreSQL's Unique.
 SELECT radik_explain('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr) s WHERE r <= 3');
 EXPLAIN (COSTS OFF) SELECT DISTINCT ON (g) g, v FROM radik_gr ORDER BY g, v DESC;
+-- Each scan of the node under a nested loop begins its groups afresh (one group a scan here, the
+-- same group in the first two).
+SELECT radik_compare('SELECT o.x, s.* FROM (VALUES (1), (1), (2)) o(x) CROSS JOIN LATERAL (SELECT DISTINCT ON (g) g, few, v FROM radik_gr WHERE g IN (o.x, o.x + 100) ORDER BY g, few DESC, v DESC) s') AS distinct_on_rescanned;
 SELECT line FROM radik_explain('SELECT * FROM (SELECT g, v, dense_rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r < 4', true) line
 WHERE line ~ '(Top K per Group|Groups):';
 
