@@ -14,7 +14,10 @@
  * own equality operators and collations (as WindowAgg compares partitions and peers; keys of
  * types passed by value whose bits are the same need no call, most rows being of the partition
  * and often the peers of the row before), and applies the window's run conditions as its filter,
- * which keeps exactly the rows the WindowAgg would return.  Where the grouped node makes its rows
+ * which keeps exactly the rows the WindowAgg would return.  A run condition comparing a function
+ * with a bound that no row changes ("rank() <= 3", "$1 >= row_number()") is applied as a
+ * comparison of two integers, its bound evaluated once a scan (RankBound); the operator's call
+ * for every row cost as much as numbering it.  Where the grouped node makes its rows
  * from their keys, it tells where each row begins a partition or a run of peers by comparing the
  * keys' bits itself (radik_scan_row_boundaries), and the node compares nothing.
  *
@@ -33,6 +36,9 @@
  */
 #include "postgres.h"
 
+#include "access/stratnum.h"
+#include "catalog/pg_opfamily.h"
+#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
@@ -42,6 +48,7 @@
 #include "optimizer/planner.h"
 #include "utils/datum.h"
 #include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "radik.h"
@@ -68,6 +75,21 @@ typedef struct RankMatch
 	AttrNumber	last_column;	/* the highest of them */
 } RankMatch;
 
+/*
+ * A run condition comparing one ranking function with a bound that no row changes (a constant
+ * or a parameter of the query), such as "rank() <= 3": applied by comparing two integers,
+ * without calling the operator for every row.
+ */
+typedef struct RankBound
+{
+	int			function;		/* the function's index in functions */
+	int			strategy;		/* the btree strategy, the function on the left */
+	ExprState  *expr;			/* the bound */
+	Oid			type;			/* int2, int4 or int8 */
+	bool		null;			/* its value in this scan: NULL, which no row passes */
+	int64		value;
+} RankBound;
+
 typedef struct RadikRankState
 {
 	CustomScanState css;
@@ -78,6 +100,9 @@ typedef struct RadikRankState
 	RankMatch  *same_partition; /* NULL: no PARTITION BY */
 	RankMatch  *same_peers;		/* NULL: no rank() or dense_rank() */
 	ExprContext *match_context; /* for the two above */
+	int			nbounds;		/* the run conditions on bounds; the others are the qual */
+	RankBound  *bounds;
+	bool		bounds_evaluated;	/* in this scan */
 	bool		child_boundaries;	/* the child tells where they change (radik_scan.h) */
 	TupleTableSlot *previous;	/* the keys of the child's row before (a virtual slot) */
 	bool		have_previous;
@@ -378,6 +403,122 @@ prepare_match(List *private, int first, TupleDesc desc, PlanState *parent,
 	return match;
 }
 
+/* The index in functions of the ranking function that node (a column of the scan tuple) is. */
+static int
+function_of(RadikRankState *state, Node *node)
+{
+	while (IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR &&
+		((Var *) node)->varattno > state->child_columns &&
+		((Var *) node)->varattno <= state->child_columns + state->nfunctions)
+		return ((Var *) node)->varattno - state->child_columns - 1;
+	return -1;
+}
+
+/* Is clause "function op bound" or "bound op function", an integer comparison?  Into *bound. */
+static bool
+read_bound(RadikRankState *state, Node *clause, RankBound *bound)
+{
+	OpExpr	   *op = (OpExpr *) clause;
+	Node	   *left;
+	Node	   *right;
+	Node	   *other;
+	bool		function_left;
+
+	if (!IsA(clause, OpExpr) || list_length(op->args) != 2)
+		return false;
+	left = linitial(op->args);
+	right = lsecond(op->args);
+	function_left = function_of(state, left) >= 0;
+	if (!function_left && function_of(state, right) < 0)
+		return false;
+	other = function_left ? right : left;
+	bound->function = function_of(state, function_left ? left : right);
+	bound->type = exprType(other);
+	bound->strategy = get_op_opfamily_strategy(op->opno, INTEGER_BTREE_FAM_OID);
+	if (bound->strategy == InvalidStrategy ||
+		(bound->type != INT8OID && bound->type != INT4OID && bound->type != INT2OID) ||
+		contain_var_clause(other) || contain_volatile_functions(other))
+		return false;
+	if (!function_left)
+		bound->strategy = BTMaxStrategyNumber + 1 - bound->strategy;	/* < for >, <= for >= */
+	bound->expr = ExecInitExpr((Expr *) other, &state->css.ss.ps);
+	return true;
+}
+
+/* The node's qual (the window's run conditions): its comparisons with bounds, then the rest. */
+static void
+prepare_bounds(RadikRankState *state, List *qual)
+{
+	List	   *others = NIL;
+	ListCell   *lc;
+
+	state->bounds = palloc(Max(list_length(qual), 1) * sizeof(RankBound));
+	foreach(lc, qual)
+	{
+		if (read_bound(state, lfirst(lc), &state->bounds[state->nbounds]))
+			state->nbounds++;
+		else
+			others = lappend(others, lfirst(lc));
+	}
+	state->css.ss.ps.qual = ExecInitQual(others, &state->css.ss.ps);
+}
+
+static void
+evaluate_bounds(RadikRankState *state)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+
+	for (int i = 0; i < state->nbounds; i++)
+	{
+		RankBound  *bound = &state->bounds[i];
+		Datum		value = ExecEvalExprSwitchContext(bound->expr, econtext, &bound->null);
+
+		bound->value = bound->null ? 0 :
+			bound->type == INT8OID ? DatumGetInt64(value) :
+			bound->type == INT4OID ? DatumGetInt32(value) : DatumGetInt16(value);
+	}
+	state->bounds_evaluated = true;
+}
+
+/* Does the numbered row in slot pass every comparison with a bound? */
+static bool
+within_bounds(RadikRankState *state, TupleTableSlot *slot)
+{
+	for (int i = 0; i < state->nbounds; i++)
+	{
+		RankBound  *bound = &state->bounds[i];
+		int64		value = DatumGetInt64(slot->tts_values[state->child_columns +
+														  bound->function]);
+		bool		passes;
+
+		if (bound->null)
+			return false;
+		switch (bound->strategy)
+		{
+			case BTLessStrategyNumber:
+				passes = value < bound->value;
+				break;
+			case BTLessEqualStrategyNumber:
+				passes = value <= bound->value;
+				break;
+			case BTEqualStrategyNumber:
+				passes = value == bound->value;
+				break;
+			case BTGreaterEqualStrategyNumber:
+				passes = value >= bound->value;
+				break;
+			default:
+				passes = value > bound->value;
+				break;
+		}
+		if (!passes)
+			return false;
+	}
+	return true;
+}
+
 static void
 rank_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -410,6 +551,7 @@ rank_begin(CustomScanState *node, EState *estate, int eflags)
 		state->same_peers = prepare_match(private, RANK_PRIVATE_ORDER_KEYS, child_desc,
 										  &node->ss.ps, &columns_read);
 	state->match_context = CreateExprContext(estate);
+	prepare_bounds(state, cscan->scan.plan.qual);
 	state->child_boundaries =
 		list_length(list_nth(private, RANK_PRIVATE_PARTITION_KEYS)) == 1 &&
 		list_length(list_nth(private, RANK_PRIVATE_ORDER_KEYS)) == 1 &&
@@ -573,7 +715,9 @@ rank_exec(CustomScanState *node)
 			return projection != NULL ? ExecClearTuple(projection->pi_state.resultslot) :
 				ExecClearTuple(node->ss.ss_ScanTupleSlot);
 		econtext->ecxt_scantuple = slot;
-		if (qual != NULL && !ExecQual(qual, econtext))
+		if (!state->bounds_evaluated)
+			evaluate_bounds(state);
+		if (!within_bounds(state, slot) || (qual != NULL && !ExecQual(qual, econtext)))
 		{
 			InstrCountFiltered1(node, 1);
 			continue;
@@ -597,6 +741,7 @@ rank_rescan(CustomScanState *node)
 	RadikRankState *state = (RadikRankState *) node;
 
 	state->have_previous = false;
+	state->bounds_evaluated = false;
 	if (node->ss.ps.chgParam != NULL)
 		UpdateChangedParamSet(state->child, node->ss.ps.chgParam);
 	if (state->child->chgParam == NULL)

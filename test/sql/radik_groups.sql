@@ -170,6 +170,21 @@ FROM unnest(ARRAY[0, 1, 3, 1000]) k;
 RESET plan_cache_mode;
 DEALLOCATE ALL;
 
+-- Run conditions compared with their bounds: the function on either side, bounds of each integer
+-- type, and a NULL bound, which no row passes.
+SELECT q, radik_compare(q, NULL, 'g, few, r') AS answer FROM unnest(ARRAY[
+	'SELECT * FROM (SELECT g, few, rank() OVER (PARTITION BY g ORDER BY few) AS r FROM radik_gr) s WHERE 2 >= r',
+	'SELECT * FROM (SELECT g, few, dense_rank() OVER (PARTITION BY g ORDER BY few) AS r FROM radik_gr) s WHERE r < 3::int2',
+	'SELECT * FROM (SELECT g, few, row_number() OVER (PARTITION BY g ORDER BY few) AS r FROM radik_gr) s WHERE 4::int4 > r AND r >= 2'
+]) q;
+PREPARE radik_gr_null_k(int4) AS SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r <= $1;
+PREPARE radik_gr_null_k_pg(int4) AS SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr) s WHERE r <= $1;
+SET plan_cache_mode = force_generic_plan;
+SELECT k, radik_compare(format('EXECUTE radik_gr_null_k(%s)', k), format('EXECUTE radik_gr_null_k_pg(%s)', k), 'g, v, r') AS answer
+FROM unnest(ARRAY['NULL', '2']) k;
+RESET plan_cache_mode;
+DEALLOCATE ALL;
+
 -- Parallel workers: each keeps its own groups, the backend running the query merges them.
 CREATE TABLE radik_gr_big AS
 	SELECT i AS id, i % 101 AS g, (i * 7919 % 100003) / 3.0 AS v, md5(i::text) AS tg
