@@ -186,15 +186,21 @@ radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *group
 									 groups->order_row_keys ? &result->row_keys : NULL);
 		if (!result->ordered)
 			result->ntids = radik_groups_rows(set, &ids);
-		result->tids = MemoryContextAllocHuge(CurrentMemoryContext,
-											  Max(result->ntids, 1) * sizeof(ItemPointerData));
+
+		/*
+		 * The row ids become TIDs in place: a TID takes 6 of an id's 8 bytes, so the i-th TID
+		 * covers only ids already read.  With millions of rows, a second array costs more in
+		 * memory first touched than in copying.
+		 */
+		result->tids = (ItemPointerData *) ids;
 		for (int64 i = 0; i < result->ntids; i++)
 		{
-			RadikCarriedRow *row = radik_groups_carried_row(ids[i]);
+			uint64		id = ids[i];
+			RadikCarriedRow *row = radik_groups_carried_row(id);
 
 			if (row == NULL)
 			{
-				radik_unpack_tid(ids[i], &result->tids[i]);
+				radik_unpack_tid(id, &result->tids[i]);
 				continue;
 			}
 			if (result->carried == NULL)
@@ -208,7 +214,6 @@ radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *group
 		/* the workers' copies of the rows are returned as they are, after the set is gone */
 		if (result->carried != NULL)
 			radik_groups_keep_carried_rows(set, CurrentMemoryContext);
-		pfree(ids);
 	}
 	result->stats.groups = radik_groups_count(set);
 	radik_group_keys_end(&keys);

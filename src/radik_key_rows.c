@@ -87,10 +87,10 @@ radik_key_rows_exact(const RadikKeyRows *rows, uint64 group_bits, uint64 key, ui
 	return exact;
 }
 
-TupleTableSlot *
-radik_key_rows_make(RadikKeyRows *rows, uint64 group_bits, uint64 key, uint8 flags)
+bool
+radik_key_rows_fill(const RadikKeyRows *rows, uint64 group_bits, uint64 key, uint8 flags,
+					Datum *values, bool *nulls)
 {
-	TupleTableSlot *slot = rows->slot;
 	bool		exact = true;
 	Datum		group_value = 0;
 	Datum		order_value = 0;
@@ -102,25 +102,35 @@ radik_key_rows_make(RadikKeyRows *rows, uint64 group_bits, uint64 key, uint8 fla
 	if (exact && rows->reads_order && !order_null)
 		order_value = radik_datum_from_key(rows->order_type, rows->order_descending, key, &exact);
 	if (!exact)
-		return NULL;
-	ExecClearTuple(slot);
+		return false;
 	for (int i = 0; i < rows->ncolumns; i++)
 	{
 		switch (rows->columns[i])
 		{
 			case RADIK_KEY_COLUMN_GROUP:
-				slot->tts_values[i] = group_value;
-				slot->tts_isnull[i] = group_null;
+				values[i] = group_value;
+				nulls[i] = group_null;
 				break;
 			case RADIK_KEY_COLUMN_ORDER:
-				slot->tts_values[i] = order_value;
-				slot->tts_isnull[i] = order_null;
+				values[i] = order_value;
+				nulls[i] = order_null;
 				break;
 			case RADIK_KEY_COLUMN_CONST:
-				slot->tts_values[i] = rows->const_values[i];
-				slot->tts_isnull[i] = rows->const_nulls[i];
+				values[i] = rows->const_values[i];
+				nulls[i] = rows->const_nulls[i];
 				break;
 		}
 	}
+	return true;
+}
+
+TupleTableSlot *
+radik_key_rows_make(RadikKeyRows *rows, uint64 group_bits, uint64 key, uint8 flags)
+{
+	TupleTableSlot *slot = rows->slot;
+
+	ExecClearTuple(slot);
+	if (!radik_key_rows_fill(rows, group_bits, key, flags, slot->tts_values, slot->tts_isnull))
+		return NULL;
 	return ExecStoreVirtualTuple(slot);
 }

@@ -52,6 +52,13 @@ extern bool radik_key_rows_exact(const RadikKeyRows *rows, uint64 group_bits, ui
 								 uint8 flags);
 
 /*
+ * The values of the row the target list makes from those keys, in values and nulls (one per
+ * entry); false where they do not tell them exactly (as radik_key_rows_exact).
+ */
+extern bool radik_key_rows_fill(const RadikKeyRows *rows, uint64 group_bits, uint64 key,
+								uint8 flags, Datum *values, bool *nulls);
+
+/*
  * The row the target list makes from those keys, in rows->slot; NULL where they do not tell its
  * values exactly (as radik_key_rows_exact).
  */

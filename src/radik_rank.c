@@ -19,7 +19,9 @@
  * comparison of two integers, its bound evaluated once a scan (RankBound); the operator's call
  * for every row cost as much as numbering it.  Where the grouped node makes its rows
  * from their keys, it tells where each row begins a partition or a run of peers by comparing the
- * keys' bits itself (radik_scan_row_boundaries), and the node compares nothing.
+ * keys' bits itself (radik_scan_row_boundaries), and the node compares nothing; past the first
+ * row it takes those rows' values straight from the grouped node's arrays into its own scan slot
+ * (radik_scan_next_key_values), without the child's ExecProcNode, slot and copy for every row.
  *
  * Its child is the grouped node, whatever it returns: its own rows, or PostgreSQL's sorted rows
  * where its groups passed their memory.  The node has no relation (scanrelid 0): its scan tuple
@@ -572,9 +574,9 @@ rank_begin(CustomScanState *node, EState *estate, int eflags)
 													ALLOCSET_SMALL_SIZES);
 }
 
-/* Keep the key columns of row (all of its columns deformed) as the row before. */
+/* Keep the key columns of a row (its values and nulls, by column) as the row before. */
 static void
-remember_keys(RadikRankState *state, TupleTableSlot *row)
+remember_keys(RadikRankState *state, const Datum *values, const bool *nulls)
 {
 	TupleTableSlot *previous = state->previous;
 	TupleDesc	desc = previous->tts_tupleDescriptor;
@@ -588,8 +590,8 @@ remember_keys(RadikRankState *state, TupleTableSlot *row)
 		{
 			int			column = state->key_columns[i] - 1;
 
-			previous->tts_isnull[column] = row->tts_isnull[column];
-			previous->tts_values[column] = row->tts_values[column];
+			previous->tts_isnull[column] = nulls[column];
+			previous->tts_values[column] = values[column];
 		}
 		return;
 	}
@@ -602,9 +604,9 @@ remember_keys(RadikRankState *state, TupleTableSlot *row)
 		int			column = state->key_columns[i] - 1;
 		Form_pg_attribute attribute = TupleDescAttr(desc, column);
 
-		previous->tts_isnull[column] = row->tts_isnull[column];
-		previous->tts_values[column] = row->tts_isnull[column] ? (Datum) 0 :
-			datumCopy(row->tts_values[column], attribute->attbyval, attribute->attlen);
+		previous->tts_isnull[column] = nulls[column];
+		previous->tts_values[column] = nulls[column] ? (Datum) 0 :
+			datumCopy(values[column], attribute->attbyval, attribute->attlen);
 	}
 	MemoryContextSwitchTo(caller);
 	ExecStoreVirtualTuple(previous);
@@ -639,28 +641,72 @@ rows_match(RadikRankState *state, RankMatch *match, TupleTableSlot *row)
 	return ExecQualAndReset(match->equal, econtext);
 }
 
+/*
+ * The child's next row in the scan slot, its columns first: made from its keys by the grouped
+ * node without a slot of its own where it can (radik_scan_next_key_values), else the row
+ * ExecProcNode returns, copied.  Says whether the child told where the row begins a partition
+ * or a run of peers; false at the end, with the scan slot empty.
+ */
+static bool
+next_child_row(RadikRankState *state, bool *boundaries_known, bool *new_partition,
+			   bool *new_peers)
+{
+	TupleTableSlot *scan_slot = state->css.ss.ss_ScanTupleSlot;
+	TupleTableSlot *row;
+
+	ExecClearTuple(scan_slot);
+	*boundaries_known = false;
+	if (state->child_boundaries && state->have_previous)
+	{
+		switch (radik_scan_next_key_values(state->child, scan_slot->tts_values,
+										   scan_slot->tts_isnull, new_partition, new_peers))
+		{
+			case RADIK_KEY_VALUES_END:
+				return false;
+			case RADIK_KEY_VALUES_ROW:
+				*boundaries_known = true;
+				ExecStoreVirtualTuple(scan_slot);
+				return true;
+			case RADIK_KEY_VALUES_ROW_ALONE:
+				ExecStoreVirtualTuple(scan_slot);
+				return true;
+			case RADIK_KEY_VALUES_NONE:
+				break;
+		}
+	}
+
+	row = ExecProcNode(state->child);
+	if (TupIsNull(row))
+		return false;
+	*boundaries_known = state->child_boundaries && state->have_previous &&
+		radik_scan_row_boundaries(state->child, new_partition, new_peers);
+	slot_getallattrs(row);
+	memcpy(scan_slot->tts_values, row->tts_values, state->child_columns * sizeof(Datum));
+	memcpy(scan_slot->tts_isnull, row->tts_isnull, state->child_columns * sizeof(bool));
+	ExecStoreVirtualTuple(scan_slot);
+	return true;
+}
+
 /* The child's next row with its ranking functions' values, in the scan slot; NULL at the end. */
 static TupleTableSlot *
 next_numbered_row(RadikRankState *state)
 {
-	TupleTableSlot *row = ExecProcNode(state->child);
 	TupleTableSlot *scan_slot = state->css.ss.ss_ScanTupleSlot;
+	bool		boundaries_known;
 	bool		new_partition = false;
 	bool		new_peers = false;
 	int			i;
 
-	if (TupIsNull(row))
+	if (!next_child_row(state, &boundaries_known, &new_partition, &new_peers))
 		return NULL;
 
 	/* the child's word where it has it, else the keys compared with the row before */
-	if (state->have_previous &&
-		!(state->child_boundaries &&
-		  radik_scan_row_boundaries(state->child, &new_partition, &new_peers)))
+	if (state->have_previous && !boundaries_known)
 	{
 		new_partition = state->same_partition != NULL &&
-			!rows_match(state, state->same_partition, row);
+			!rows_match(state, state->same_partition, scan_slot);
 		new_peers = !new_partition && state->same_peers != NULL &&
-			!rows_match(state, state->same_peers, row);
+			!rows_match(state, state->same_peers, scan_slot);
 	}
 	if (!state->have_previous || new_partition)
 	{
@@ -677,14 +723,10 @@ next_numbered_row(RadikRankState *state)
 			state->dense_rank++;
 		}
 	}
-	slot_getallattrs(row);
 	if (state->nkey_columns > 0)
-		remember_keys(state, row);
+		remember_keys(state, scan_slot->tts_values, scan_slot->tts_isnull);
 	state->have_previous = true;
 
-	ExecClearTuple(scan_slot);
-	memcpy(scan_slot->tts_values, row->tts_values, state->child_columns * sizeof(Datum));
-	memcpy(scan_slot->tts_isnull, row->tts_isnull, state->child_columns * sizeof(bool));
 	for (i = 0; i < state->nfunctions; i++)
 	{
 		int64		value = state->functions[i] == F_ROW_NUMBER ? state->row_number :
@@ -693,7 +735,7 @@ next_numbered_row(RadikRankState *state)
 		scan_slot->tts_values[state->child_columns + i] = Int64GetDatum(value);
 		scan_slot->tts_isnull[state->child_columns + i] = false;
 	}
-	return ExecStoreVirtualTuple(scan_slot);
+	return scan_slot;
 }
 
 static TupleTableSlot *

@@ -263,6 +263,36 @@ radik_scan_row_boundaries(PlanState *node, bool *new_group, bool *new_peers)
 	return true;
 }
 
+RadikKeyValues
+radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool *new_group,
+						   bool *new_peers)
+{
+	RadikScanState *state = (RadikScanState *) node;
+	const RadikGroupRowKeys *keys = &state->row_keys;
+	int64		row = state->next;
+
+	if (!state->selected || state->over_memory || keys->keys == NULL ||
+		state->first_of_group || !ScanDirectionIsForward(node->state->es_direction))
+		return RADIK_KEY_VALUES_NONE;
+	if (row >= state->ntids)
+	{
+		(void) radik_scan_step(state, true);
+		state->previous_key_row = state->last_key_row = -1;
+		return RADIK_KEY_VALUES_END;
+	}
+	if (!radik_key_rows_fill(&state->key_rows, keys->group_bits[row], keys->keys[row],
+							 keys->flags[row], values, nulls))
+		return RADIK_KEY_VALUES_NONE;
+
+	state->next = row + 1;
+	state->previous_key_row = state->last_key_row;
+	state->last_key_row = row;
+	if (node->instrument != NULL)
+		node->instrument->tuplecount += 1;
+	return radik_scan_row_boundaries(node, new_group, new_peers) ?
+		RADIK_KEY_VALUES_ROW : RADIK_KEY_VALUES_ROW_ALONE;
+}
+
 TupleTableSlot *
 radik_scan_next_sorted_row(CustomScanState *node)
 {

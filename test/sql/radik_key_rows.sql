@@ -25,6 +25,16 @@ FROM generate_series(1, 30000) i;
 ALTER TABLE radik_kr SET (parallel_workers = 2);
 ANALYZE radik_kr;
 
+-- How many rows PostgreSQL's own plan returns for q.
+CREATE FUNCTION radik_pg_count(q text) RETURNS bigint
+LANGUAGE plpgsql SET radik.enabled = off AS $$
+DECLARE
+	n bigint;
+BEGIN
+	EXECUTE 'SELECT count(*) FROM (' || q || ') s' INTO n;
+	RETURN n;
+END $$;
+
 -- The answers: keys is NULL where the order is complete, and base (the same query, run by
 -- PostgreSQL) where the rows as text are the same whatever the order of ties.
 CREATE FUNCTION radik_kr_answers() RETURNS TABLE (q text, result text)
@@ -64,6 +74,14 @@ SELECT radik_carry_outcome('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION B
 	radik_carry_outcome('SELECT * FROM (SELECT g, v, note, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3')
 		IN ('all carried', 'some carried', 'none carried') AS with_note_fetched_or_carried;
 SELECT * FROM radik_kr_answers();
+
+-- EXPLAIN ANALYZE counts every row the grouped node returns, also those the numbering node
+-- takes from its keys without the executor: as many as PostgreSQL's answer has (rank() <= 3
+-- cuts no row the groups keep), with rows fetched among them (v's -0, +0 and NaN).
+SELECT (radik_analyzed_scan(q) ->> 'Actual Rows')::numeric = radik_pg_count(q) AS grouped_rows_counted
+FROM (VALUES
+	('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3'),
+	('SELECT * FROM (SELECT g, d, rank() OVER (PARTITION BY g ORDER BY d DESC) AS r FROM radik_kr) s WHERE r <= 3')) AS c(q);
 
 -- The NULL group right after the group of the smallest int4, whose group bits are those of the
 -- NULL group: two partitions, each numbered from 1.  Likewise NULL sort keys (o) right before
@@ -109,4 +127,5 @@ RESET parallel_setup_cost;
 RESET min_parallel_table_scan_size;
 
 DROP FUNCTION radik_kr_answers();
+DROP FUNCTION radik_pg_count(text);
 DROP TABLE radik_kr;
