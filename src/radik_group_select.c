@@ -110,8 +110,8 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 		Size		size;
 
 		while (!workers_done &&
-			   radik_parallel_receive_groups(workers, &data, &size, !leader_scans,
-											 &workers_done))
+			   radik_parallel_receive_groups(workers, radik_groups_import_context(set),
+											 &data, &size, !leader_scans, &workers_done))
 			radik_groups_import(set, data, size);
 		if (leader_scans)
 		{

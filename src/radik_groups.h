@@ -235,10 +235,17 @@ extern Size radik_groups_room_for_copies(const RadikGroupSet *set);
 extern void radik_groups_carry_own_rows(RadikGroupSet *set, const RadikGroupRowsSource *rows);
 
 /*
- * Add an exported buffer's groups: where the set groups the general way, every row is offered;
- * where it groups by bits, a copy of the buffer is kept, and radik_groups_rows or
- * radik_groups_sorted_rows merges it with the set's own groups.
+ * Where an export to import is received: memory of the set's, which radik_groups_memory counts
+ * as soon as it is allocated.
  */
-extern void radik_groups_import(RadikGroupSet *set, const char *data, Size size);
+extern MemoryContext radik_groups_import_context(RadikGroupSet *set);
+
+/*
+ * Add an exported buffer's groups, the set taking data (size bytes allocated in
+ * radik_groups_import_context): where the set groups the general way, every row is offered and
+ * the buffer freed; where it groups by bits, the buffer is kept as it is, and radik_groups_rows
+ * or radik_groups_sorted_rows merges it with the set's own groups.
+ */
+extern void radik_groups_import(RadikGroupSet *set, char *data, Size size);
 
 #endif							/* RADIK_GROUPS_H */

@@ -702,30 +702,43 @@ point_at_carried_rows(char *groups, Size groups_bytes, Size store_bytes)
 	}
 }
 
+/* The context the set keeps the exports it imports and the rows they carry in. */
+static MemoryContext
+imports_context(RadikGroupSet *set)
+{
+	if (set->imports_context == NULL)
+		set->imports_context = AllocSetContextCreate(set->context, "radik imported groups",
+													 ALLOCSET_DEFAULT_SIZES);
+	return set->imports_context;
+}
+
+MemoryContext
+radik_groups_import_context(RadikGroupSet *set)
+{
+	return imports_context(set);
+}
+
 void
-radik_groups_import(RadikGroupSet *set, const char *data, Size size)
+radik_groups_import(RadikGroupSet *set, char *data, Size size)
 {
 	ExportHeader header;
-	char	   *copy;
 
 	if (set->keys->bits_map == NULL)
 	{
 		radik_groups_import_values(set, data, size);
+		pfree(data);
 		return;
 	}
-	if (size == 0)
-		return;
 	if (size < sizeof(header))
 		elog(ERROR, "radik: imported groups truncated");
 	memcpy(&header, data, sizeof(header));
 	if (header.groups_bytes > size - sizeof(header) || header.groups_bytes % sizeof(uint64) != 0)
 		elog(ERROR, "radik: imported groups truncated");
 	if (header.groups_bytes == 0)
+	{
+		pfree(data);
 		return;
-	/* kept until the merge, in the set's memory (radik_groups_memory counts them) */
-	if (set->imports_context == NULL)
-		set->imports_context = AllocSetContextCreate(set->context, "radik imported groups",
-													 ALLOCSET_DEFAULT_SIZES);
+	}
 	if (set->nimported == set->max_imported)
 	{
 		set->max_imported = Max(8, set->max_imported * 2);
@@ -743,11 +756,10 @@ radik_groups_import(RadikGroupSet *set, const char *data, Size size)
 										   set->max_imported * sizeof(Size));
 		}
 	}
-	copy = MemoryContextAllocHuge(set->imports_context, size - sizeof(header));
-	memcpy(copy, data + sizeof(header), size - sizeof(header));
-	point_at_carried_rows(copy, header.groups_bytes,
-						  size - sizeof(header) - header.groups_bytes);
-	set->imported[set->nimported] = copy;
+	/* kept as it is until the merge (its groups 8-byte aligned after the header) */
+	data += sizeof(header);
+	point_at_carried_rows(data, header.groups_bytes, size - sizeof(header) - header.groups_bytes);
+	set->imported[set->nimported] = data;
 	set->imported_sizes[set->nimported++] = header.groups_bytes;
 }
 
@@ -791,13 +803,10 @@ radik_groups_carry_own_rows(RadikGroupSet *set, const RadikGroupRowsSource *rows
 	}
 	Assert(n == set->held);
 	/* in the memory radik_groups_keep_carried_rows keeps, as the exports' copies are */
-	if (set->imports_context == NULL)
-		set->imports_context = AllocSetContextCreate(set->context, "radik imported groups",
-													 ALLOCSET_DEFAULT_SIZES);
 	store.used = 0;
 	store.capacity = BLCKSZ;
 	store.limit = rows->limit;
-	store.data = MemoryContextAlloc(set->imports_context, store.capacity);
+	store.data = MemoryContextAlloc(imports_context(set), store.capacity);
 	carry_candidate_rows(candidates, n, rows, &store);
 	/* the store no longer grows, so its offsets can become addresses */
 	for (int64 i = 0; i < n; i++)

@@ -67,6 +67,15 @@
 #define RADIK_WORKER_ROW_BYTES (256 * 1024)
 StaticAssertDecl(RADIK_WORKER_ROW_BYTES <= PG_UINT32_MAX, "row bytes must fit a message header");
 
+/*
+ * A worker's groups go in pieces of at most this many bytes, after a message with their size:
+ * a piece lies in the queue whole, where the leader copies it straight into the buffer it keeps
+ * (a message larger than the queue would first be copied into one of shm_mq's, then again).
+ */
+#define RADIK_GROUPS_PIECE_BYTES (256 * 1024)
+StaticAssertDecl(RADIK_GROUPS_PIECE_BYTES <= RADIK_QUEUE_BYTES / 2,
+				 "a piece of groups must fit in a queue");
+
 /* Pages a worker reads between two looks at the threshold. */
 #define RADIK_WORKER_PAGES_PER_CALL 8
 
@@ -111,6 +120,14 @@ typedef struct RadikBatchHeader
 	uint32		padding;		/* keeps what follows 8-byte aligned */
 } RadikBatchHeader;
 
+/* A worker's groups, as their pieces come in. */
+typedef struct GroupsInPieces
+{
+	char	   *data;			/* NULL until their size has come */
+	Size		size;
+	Size		received;
+} GroupsInPieces;
+
 struct RadikParallelScan
 {
 	ParallelContext *pcxt;
@@ -122,7 +139,9 @@ struct RadikParallelScan
 	shm_mq_handle **queues;		/* NULL once its worker has finished */
 	int			nactive;
 	int			next_queue;		/* where the next round of polling starts */
+	int			last_queue;		/* the queue of the last message received */
 	RadikRowStore message_rows; /* the carried rows of the last message received */
+	GroupsInPieces *groups;		/* a grouped request: each queue's groups so far */
 };
 
 PGDLLEXPORT void radik_parallel_worker_main(dsm_segment *seg, shm_toc *toc);
@@ -290,6 +309,8 @@ radik_parallel_begin(const RadikWorkersRequest *request)
 	pscan->nqueues = pcxt->nworkers_launched;
 	pscan->nactive = pscan->nqueues;
 	pscan->queues = palloc0(Max(pscan->nqueues, 1) * sizeof(shm_mq_handle *));
+	if (request->groups != NULL)
+		pscan->groups = palloc0(Max(pscan->nqueues, 1) * sizeof(GroupsInPieces));
 	for (int i = 0; i < pscan->nqueues; i++)
 		pscan->queues[i] = shm_mq_attach((shm_mq *) (queue_space + (Size) i * RADIK_QUEUE_BYTES),
 										 pcxt->seg, pcxt->worker[i].bgwhandle);
@@ -368,6 +389,7 @@ receive_message(RadikParallelScan *pscan, void **data, Size *size, bool wait, bo
 			result = shm_mq_receive(pscan->queues[i], size, data, true);
 			if (result == SHM_MQ_SUCCESS)
 			{
+				pscan->last_queue = i;
 				*all_done = false;
 				return true;
 			}
@@ -421,15 +443,41 @@ radik_parallel_receive(RadikParallelScan *pscan, RadikKeyBatch *batch, bool wait
 }
 
 bool
-radik_parallel_receive_groups(RadikParallelScan *pscan, char **data, Size *size, bool wait,
-							  bool *all_done)
+radik_parallel_receive_groups(RadikParallelScan *pscan, MemoryContext context, char **data,
+							  Size *size, bool wait, bool *all_done)
 {
 	void	   *message;
+	Size		nbytes;
 
-	if (!receive_message(pscan, &message, size, wait, all_done))
-		return false;
-	*data = message;
-	return true;
+	while (receive_message(pscan, &message, &nbytes, wait, all_done))
+	{
+		GroupsInPieces *groups = &pscan->groups[pscan->last_queue];
+
+		if (groups->data == NULL)
+		{
+			if (nbytes != sizeof(Size))
+				elog(ERROR, "radik parallel worker sent groups without their size");
+			memcpy(&groups->size, message, sizeof(Size));
+			if (groups->size == 0 || groups->size > MaxAllocHugeSize)
+				elog(ERROR, "radik parallel worker sent groups of %zu bytes", groups->size);
+			groups->data = MemoryContextAllocHuge(context, groups->size);
+			groups->received = 0;
+			continue;
+		}
+		if (nbytes > groups->size - groups->received)
+			elog(ERROR, "radik parallel worker sent more groups than the %zu bytes it announced",
+				 groups->size);
+		memcpy(groups->data + groups->received, message, nbytes);
+		groups->received += nbytes;
+		if (groups->received == groups->size)
+		{
+			*data = groups->data;
+			*size = groups->size;
+			groups->data = NULL;
+			return true;
+		}
+	}
+	return false;
 }
 
 void
@@ -547,8 +595,15 @@ extract_groups(RadikExtractor *extractor, Relation rel, char *groups_string,
 	data = radik_groups_export(set, pg_atomic_read_u32(&shared->carry_rows) != 0 ? &rows : NULL,
 							   &size);
 	radik_group_keys_end(&keys);
-	if (size > 0)
-		(void) shm_mq_send(queue, size, data, false, true);
+	if (size > 0 && shm_mq_send(queue, sizeof(Size), &size, false, true) == SHM_MQ_SUCCESS)
+	{
+		for (Size sent = 0; sent < size; sent += RADIK_GROUPS_PIECE_BYTES)
+		{
+			if (shm_mq_send(queue, Min(RADIK_GROUPS_PIECE_BYTES, size - sent), data + sent,
+							false, true) != SHM_MQ_SUCCESS)
+				break;			/* the leader has gone away */
+		}
+	}
 }
 
 /*

@@ -86,11 +86,12 @@ extern bool radik_parallel_receive(RadikParallelScan *pscan, RadikKeyBatch *batc
 								   bool *all_done);
 
 /*
- * For a grouped request: the next worker's groups (radik_groups_export's bytes), valid until the
- * next call; as radik_parallel_receive otherwise.
+ * For a grouped request: the next worker's groups (radik_groups_export's bytes), which come in
+ * pieces, copied into memory allocated in context once their size has come: the caller's to
+ * keep.  As radik_parallel_receive otherwise: true once a worker's groups are all in.
  */
-extern bool radik_parallel_receive_groups(RadikParallelScan *pscan, char **data, Size *size,
-										  bool wait, bool *all_done);
+extern bool radik_parallel_receive_groups(RadikParallelScan *pscan, MemoryContext context,
+										  char **data, Size *size, bool wait, bool *all_done);
 
 /*
  * Wait for the workers to exit, add what their scans counted to counts, and release
