@@ -173,17 +173,40 @@ extern void radik_groups_keep_carried_rows(RadikGroupSet *set, MemoryContext con
 /* A row's keys, for the caller that makes rows from them (radik_key_rows.h). */
 #define RADIK_ROW_KEY_NULL 1	/* the sort key is NULL */
 #define RADIK_ROW_GROUP_NULL 2	/* the row is of the group of NULL keys */
+#define RADIK_ROW_GROUP_START 4 /* the row is the first of its group */
 
 /*
  * The keys of rows radik_groups_sorted_rows returns, parallel to their ids: each row's sort key
- * (an engine key), its group key's bits (radik_key_map's, ascending) and its flags above.
+ * (an engine key) and its flags above; and the bits of each group's key (radik_key_map's,
+ * ascending), one entry a group in the order of the rows, a group's rows lying together: five
+ * million rows of a thousand groups write a thousand entries, not five million.  A row's group is
+ * counted from the row asked about last (radik_group_row_bits).
  */
 typedef struct RadikGroupRowKeys
 {
 	uint64	   *keys;
-	uint64	   *group_bits;
 	uint8	   *flags;
+	uint64	   *group_bits;		/* a group's entry, not a row's */
+	int64		cursor_row;		/* the row asked about last, and its group's entry */
+	int64		cursor_group;
 } RadikGroupRowKeys;
+
+/* The bits of the group key of row (of keys' rows, which are not none). */
+static inline uint64
+radik_group_row_bits(RadikGroupRowKeys *keys, int64 row)
+{
+	while (keys->cursor_row < row)
+	{
+		keys->cursor_row++;
+		keys->cursor_group += (keys->flags[keys->cursor_row] & RADIK_ROW_GROUP_START) != 0;
+	}
+	while (keys->cursor_row > row)
+	{
+		keys->cursor_group -= (keys->flags[keys->cursor_row] & RADIK_ROW_GROUP_START) != 0;
+		keys->cursor_row--;
+	}
+	return keys->group_bits[keys->cursor_group];
+}
 
 /*
  * The same rows in order where the set groups by bits (one key, radik_group_order_by_bits):

@@ -91,7 +91,8 @@ typedef struct MergeSource
 
 /*
  * Where the merged rows go: ids from the front, or groups from the back (descending keys); with
- * keys not NULL, each row's keys to the same place in keys' arrays.
+ * keys not NULL, each row's keys to the same place in keys' arrays, and each group's bits to the
+ * next entry of keys->group_bits, from the front or the back the same way.
  */
 typedef struct MergeOutput
 {
@@ -99,6 +100,8 @@ typedef struct MergeOutput
 	RadikGroupRowKeys *keys;
 	int64		front;
 	int64		back;
+	int64		groups_front;
+	int64		groups_back;
 	bool		backward;
 } MergeOutput;
 
@@ -226,7 +229,10 @@ static void
 emit_rows(MergeOutput *out, const Candidate *rows, int64 n, uint64 bits, bool group_null)
 {
 	int64		at;
+	uint8		group_flag = group_null ? RADIK_ROW_GROUP_NULL : 0;
 
+	if (n == 0)
+		return;
 	if (out->backward)
 	{
 		out->back -= n;
@@ -239,13 +245,16 @@ emit_rows(MergeOutput *out, const Candidate *rows, int64 n, uint64 bits, bool gr
 	}
 	for (int64 j = 0; j < n; j++)
 		out->ids[at + j] = rows[j].id & ~KEY_NULL_FLAG;
-	for (int64 j = 0; out->keys != NULL && j < n; j++)
+	if (out->keys == NULL)
+		return;
+	for (int64 j = 0; j < n; j++)
 	{
 		out->keys->keys[at + j] = rows[j].key;
-		out->keys->group_bits[at + j] = bits;
-		out->keys->flags[at + j] = (group_null ? RADIK_ROW_GROUP_NULL : 0) |
+		out->keys->flags[at + j] = group_flag |
 			((rows[j].id & KEY_NULL_FLAG) != 0 ? RADIK_ROW_KEY_NULL : 0);
 	}
+	out->keys->flags[at] |= RADIK_ROW_GROUP_START;
+	out->keys->group_bits[out->backward ? --out->groups_back : out->groups_front++] = bits;
 }
 
 /* Room for n rows in *scratch, which holds *capacity. */
@@ -357,12 +366,15 @@ radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, 
 	{
 		row_keys->keys = MemoryContextAllocHuge(CurrentMemoryContext,
 												Max(capacity, 1) * sizeof(uint64));
+		/* an entry a group: the pages past the groups' entries are never touched */
 		row_keys->group_bits = MemoryContextAllocHuge(CurrentMemoryContext,
 													  Max(capacity, 1) * sizeof(uint64));
 		row_keys->flags = MemoryContextAllocHuge(CurrentMemoryContext, Max(capacity, 1));
 	}
 	out.front = 0;
 	out.back = capacity;
+	out.groups_front = 0;
+	out.groups_back = capacity;	/* a group holds a row at least */
 	out.backward = descending;
 
 	sources = palloc0(nsources * sizeof(MergeSource));
@@ -434,10 +446,15 @@ radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, 
 		if (row_keys != NULL)
 		{
 			memmove(row_keys->keys, row_keys->keys + out.back, out.front * sizeof(uint64));
-			memmove(row_keys->group_bits, row_keys->group_bits + out.back,
-					out.front * sizeof(uint64));
 			memmove(row_keys->flags, row_keys->flags + out.back, out.front);
+			memmove(row_keys->group_bits, row_keys->group_bits + out.groups_back,
+					(capacity - out.groups_back) * sizeof(uint64));
 		}
+	}
+	if (row_keys != NULL)
+	{
+		row_keys->cursor_row = 0;	/* the first row begins the first group */
+		row_keys->cursor_group = 0;
 	}
 	pfree(space);
 	pfree(sources);

@@ -169,7 +169,7 @@ radik_scan_group_count(RadikScanState *state)
 static inline bool
 row_from_keys(RadikScanState *state, int64 row)
 {
-	return radik_key_rows_exact(&state->key_rows, state->row_keys.group_bits[row],
+	return radik_key_rows_exact(&state->key_rows, radik_group_row_bits(&state->row_keys, row),
 								state->row_keys.keys[row], state->row_keys.flags[row]);
 }
 
@@ -199,7 +199,7 @@ radik_scan_next_key_row(RadikScanState *state)
 	row = radik_scan_step(state, forward);
 	if (row < 0)
 		return ExecClearTuple(state->key_rows.slot);
-	made = radik_key_rows_make(&state->key_rows, state->row_keys.group_bits[row],
+	made = radik_key_rows_make(&state->key_rows, radik_group_row_bits(&state->row_keys, row),
 							   state->row_keys.keys[row], state->row_keys.flags[row]);
 	if (made != NULL)
 	{
@@ -256,8 +256,7 @@ radik_scan_row_boundaries(PlanState *node, bool *new_group, bool *new_peers)
 		return false;
 	flags = keys->flags[row];
 	flags_before = keys->flags[row - 1];
-	*new_group = ((flags ^ flags_before) & RADIK_ROW_GROUP_NULL) != 0 ||
-		((flags & RADIK_ROW_GROUP_NULL) == 0 && keys->group_bits[row] != keys->group_bits[row - 1]);
+	*new_group = (flags & RADIK_ROW_GROUP_START) != 0;
 	*new_peers = ((flags ^ flags_before) & RADIK_ROW_KEY_NULL) != 0 ||
 		((flags & RADIK_ROW_KEY_NULL) == 0 && keys->keys[row] != keys->keys[row - 1]);
 	return true;
@@ -268,7 +267,7 @@ radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool *ne
 						   bool *new_peers)
 {
 	RadikScanState *state = (RadikScanState *) node;
-	const RadikGroupRowKeys *keys = &state->row_keys;
+	RadikGroupRowKeys *keys = &state->row_keys;
 	int64		row = state->next;
 
 	if (!state->selected || state->over_memory || keys->keys == NULL ||
@@ -280,7 +279,7 @@ radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool *ne
 		state->previous_key_row = state->last_key_row = -1;
 		return RADIK_KEY_VALUES_END;
 	}
-	if (!radik_key_rows_fill(&state->key_rows, keys->group_bits[row], keys->keys[row],
+	if (!radik_key_rows_fill(&state->key_rows, radik_group_row_bits(keys, row), keys->keys[row],
 							 keys->flags[row], values, nulls))
 		return RADIK_KEY_VALUES_NONE;
 

@@ -110,6 +110,20 @@ RESET work_mem;
 -- A scrollable cursor over rows made from keys and rows fetched, in both directions.
 SELECT radik_cursor_moves('SELECT * FROM (SELECT fg, id, rank() OVER (PARTITION BY fg ORDER BY id) AS r FROM radik_kr) s WHERE r <= 2', true, true) =
 	radik_cursor_moves('SELECT * FROM (SELECT fg, id, rank() OVER (PARTITION BY fg ORDER BY id) AS r FROM radik_kr) s WHERE r <= 2', false, true) AS cursor_walk;
+-- The grouped node rescanned without a new selection (the inner side of a nested loop), over
+-- groups of about ten rows tied at the cut in descending order: each row's group is counted from
+-- the row asked about before, which is then the last row.
+SET enable_material = off;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT radik_compare('SELECT n, x.g, x.d FROM (VALUES (1), (2), (3)) v(n) LEFT JOIN (SELECT DISTINCT ON (g) g, d FROM radik_kr ORDER BY g DESC, d) x ON x.g % 7 = n ORDER BY n, x.g') AS rescanned_groups;
+-- (three scans of the node, one selection of the table's 30000 rows)
+SELECT bool_or(line ~ 'Custom Scan \(RadiK Top-K\).*loops=3') AS scanned_three_times,
+	bool_or(line ~ 'Rows Scanned: 30000$') AS selected_once
+FROM radik_explain('SELECT n, x.g, x.d FROM (VALUES (1), (2), (3)) v(n) LEFT JOIN (SELECT DISTINCT ON (g) g, d FROM radik_kr ORDER BY g DESC, d) x ON x.g % 7 = n ORDER BY n, x.g', true) line;
+RESET enable_material;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
 
 -- With parallel workers.
 SET min_parallel_table_scan_size = 0;
