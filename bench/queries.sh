@@ -84,6 +84,7 @@ shape_sql() {
 	rownumber) echo "SELECT * FROM (SELECT grp, v, row_number() OVER (PARTITION BY grp ORDER BY v DESC) AS r FROM t) s WHERE r <= $2" ;;
 	distinct) echo "SELECT DISTINCT ON (grp) * FROM t ORDER BY grp, v DESC" ;;
 	rankties) echo "SELECT * FROM (SELECT grp, floor(v * 10) AS d, rank() OVER (PARTITION BY grp ORDER BY floor(v * 10) DESC) AS r FROM t) s WHERE r <= $2" ;;
+	rownumberties) echo "SELECT * FROM (SELECT grp, floor(v * 10) AS d, row_number() OVER (PARTITION BY grp ORDER BY floor(v * 10) DESC) AS r FROM t) s WHERE r <= $2" ;;
 	rownumber1m) echo "SELECT * FROM (SELECT id / 50 AS g, v, row_number() OVER (PARTITION BY id / 50 ORDER BY v DESC) AS r FROM t) s WHERE r <= $2" ;;
 	distinct1m) echo "SELECT DISTINCT ON (id / 50) * FROM t ORDER BY id / 50, v DESC" ;;
 	*) return 1 ;;
@@ -101,12 +102,13 @@ shape_keys() {
 	rownumber) echo "grp, v, r" ;;
 	distinct) echo "grp, v" ;;
 	rankties) echo "grp, d, r" ;;
+	rownumberties) echo "grp, d, r" ;;
 	rownumber1m) echo "g, v, r" ;;
 	distinct1m) echo "id / 50, v" ;;
 	esac
 }
 if [ "${list:-0}" = 1 ]; then
-	for s in v i8 star where like expr likeexpr ties numeric latest latestwhere text textc texticu uuid rownumber distinct rankties rownumber1m distinct1m; do
+	for s in v i8 star where like expr likeexpr ties numeric latest latestwhere text textc texticu uuid rownumber distinct rankties rownumberties rownumber1m distinct1m; do
 		printf '%-10s %s\n' "$s" "$(shape_sql $s k)"
 	done
 	exit 0

@@ -29,7 +29,10 @@
  *
  * The groups' kept rows must fit the memory of a hash table (work_mem times hash_mem_multiplier):
  * k a group, plus the rows tied at its cut (rank() over a key of ten values keeps a tenth of each
- * group).  radik trusts the planner's count of groups, and of keys within them, where it is of
+ * group).  row_number() and DISTINCT ON keep no rows tied with the k-th where the selecting key is
+ * the last sort key and exact (RADIK_GROUP_CUT_EXACT_ROWS): rows equal on every sort key are
+ * peers, which PostgreSQL's sort returns in no particular order, so any k of them are its answer
+ * (a top 3 by an integer rating of thousands of rows a group keeps 3, not every row rated 5).  radik trusts the planner's count of groups, and of keys within them, where it is of
  * values ANALYZE's sample saw (at most its 300 x default_statistics_target rows), and declines
  * where their rows would not fit.  A larger count is no guide: PostgreSQL counts an expression
  * without statistics of its own (PARTITION BY id / 50) as having as many groups as its columns,
@@ -266,14 +269,15 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 	}
 
 	/*
-	 * A group keeps the rows tied at its cut: those of its k-th key beyond the k-th row, or every
-	 * row of its k keys for dense_rank(); about the rows a key has in a group.
+	 * A group keeps the rows tied at its cut: those of its k-th key beyond the k-th row (none for
+	 * RADIK_GROUP_CUT_EXACT_ROWS), or every row of its k keys for dense_rank(); about the rows a
+	 * key has in a group.
 	 */
 	keys_in_groups = estimate_num_groups(root, lappend(list_copy(groups->exprs), selecting->expr),
 										 rows, NULL, NULL);
 	rows_per_key = Max(rows / Max(keys_in_groups, 1.0), 1.0);
 	kept_per_group = groups->cut == RADIK_GROUP_CUT_DISTINCT ? count * rows_per_key :
-		count + rows_per_key - 1.0;
+		groups->cut == RADIK_GROUP_CUT_EXACT_ROWS ? count : count + rows_per_key - 1.0;
 	kept = Min(rows, ngroups * kept_per_group);
 	if (groups_pass_memory(ngroups, kept))
 	{
@@ -351,6 +355,10 @@ make_group_paths(PlannerInfo *root, RelOptInfo *scan_rel, PathTarget *target, Li
 
 	if (!selecting_key_supported(selecting))
 		return NIL;
+	/* rows tied at the cut are kept where a later sort key orders them, or the key summarizes */
+	if (groups->cut == RADIK_GROUP_CUT_EXACT_ROWS &&
+		(groups->selecting_key != list_length(keys) - 1 || !radik_key_type_exact(selecting->type)))
+		groups->cut = RADIK_GROUP_CUT_ROWS;
 	foreach(lc, keys)
 		exprs = lappend(exprs, ((RadikPlannedKey *) lfirst(lc))->expr);
 	workers = radik_plan_workers(root, scan_rel, quals, exprs);
@@ -472,7 +480,8 @@ read_run_condition(Node *node, Index winref, Expr **bound, bool *exclusive, Radi
 	wfunc = (WindowFunc *) (function_left ? left : right);
 	while (IsA(wfunc, RelabelType))
 		wfunc = (WindowFunc *) ((RelabelType *) wfunc)->arg;
-	*cut = wfunc->winfnoid == F_DENSE_RANK_ ? RADIK_GROUP_CUT_DISTINCT : RADIK_GROUP_CUT_ROWS;
+	*cut = wfunc->winfnoid == F_DENSE_RANK_ ? RADIK_GROUP_CUT_DISTINCT :
+		wfunc->winfnoid == F_ROW_NUMBER ? RADIK_GROUP_CUT_EXACT_ROWS : RADIK_GROUP_CUT_ROWS;
 	return true;
 }
 
@@ -596,7 +605,7 @@ radik_add_distinct_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *di
 	groups.k = (Expr *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(1),
 								  false, FLOAT8PASSBYVAL);
 	groups.k_exclusive = false;
-	groups.cut = RADIK_GROUP_CUT_ROWS;
+	groups.cut = RADIK_GROUP_CUT_EXACT_ROWS;
 	groups.first_of_group = true;
 
 	sorted = cheapest_sorted_path(root, input_rel, root->sort_pathkeys);

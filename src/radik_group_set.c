@@ -3,8 +3,9 @@
  *	  The best rows of each group (radik_groups.h): an open-addressing hash table of groups, each
  *	  keeping its candidate rows at or below a threshold of its own.
  *
- * A group sorts the rows offered to it and cuts them after the rows tied with the k-th (or after
- * the k-th distinct key) when it first holds k rows, and again each time it holds twice what it
+ * A group sorts the rows offered to it and cuts them after the rows tied with the k-th (after the
+ * k-th row itself where ties are not kept, after the k-th distinct key for dense_rank()) when it
+ * first holds k rows, and again each time it holds twice what it
  * kept, taking the last key kept as its threshold: a later row beyond it is dropped on arrival.
  * So a group costs about one sort of 2k keys per k rows it keeps, and the rows it drops one
  * comparison each; heavy ties at the threshold make a group grow, the next cut waiting until it
@@ -551,6 +552,11 @@ radik_groups_cut(const RadikGroupSet *set, const Candidate *rows, int64 n, bool 
 	int64		keep = n;
 
 	*full = false;
+	if (set->cut == RADIK_GROUP_CUT_EXACT_ROWS)
+	{
+		*full = n >= set->k;
+		return Min(n, set->k);
+	}
 	if (set->cut == RADIK_GROUP_CUT_ROWS && n >= set->k)
 	{
 		keep = set->k;
@@ -641,8 +647,9 @@ add_row(RadikGroupSet *set, KeptGroup *group, uint64 key, bool key_null, uint64 
 	if (key_null)
 		key = 0;
 	if (group->full &&
-		compare_order(class, key, group->threshold_class, group->threshold) > 0)
-		return;					/* beyond the group's cut */
+		compare_order(class, key, group->threshold_class, group->threshold) >=
+		(set->cut == RADIK_GROUP_CUT_EXACT_ROWS ? 0 : 1))
+		return;					/* beyond the group's cut, or at it where ties are not kept */
 	if (group->rows == NULL ? group->count == set->inline_capacity :
 		group->count == group->capacity)
 		grow_rows(set, group);

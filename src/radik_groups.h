@@ -63,6 +63,7 @@ typedef struct RadikGroupKeys
 typedef enum RadikGroupCut
 {
 	RADIK_GROUP_CUT_ROWS,		/* the first k rows, and the rows tied with the k-th */
+	RADIK_GROUP_CUT_EXACT_ROWS, /* the first k rows: rows tied with the k-th are not kept */
 	RADIK_GROUP_CUT_DISTINCT	/* the rows of the first k distinct keys */
 } RadikGroupCut;
 

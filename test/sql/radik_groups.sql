@@ -247,7 +247,19 @@ SELECT (radik_analyzed_scan(q) ->> 'Workers Launched')::int > 0 AS workers_ran,
 	(radik_analyzed_scan(q) ->> 'Rows Sent')::int AS rows_sent,
 	(SELECT count(*) FROM (SELECT rank() OVER (PARTITION BY g ORDER BY v DESC) AS r
 						   FROM radik_gr_merge) s WHERE r <= 2) AS rows_wanted
-FROM (VALUES ('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr_merge) s WHERE r <= 2')) t(q);
+FROM (VALUES ('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr_merge) s WHERE r <= 2')) t(q);
+-- row_number() and DISTINCT ON by one exact sort key keep no rows tied at the cut: rows equal on
+-- every sort key are peers, which PostgreSQL's sort returns in no particular order, so the rows
+-- sent are the rows returned (those of the first two, or first one, of each group); with a later
+-- sort key the ties are kept, since it orders them.
+SELECT label, (radik_analyzed_scan(q) ->> 'Rows Sent')::bigint = (SELECT sum(least(n, k)) FROM
+		(SELECT count(*) AS n FROM radik_gr_merge GROUP BY g) c) AS rows_sent_are_returned,
+	radik_compare(q, NULL, keys) AS answer
+FROM (VALUES
+	('row_number', 'SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr_merge) s WHERE r <= 2', 2, 'g, v, r'),
+	('distinct on', 'SELECT DISTINCT ON (g) g, v FROM radik_gr_merge ORDER BY g, v DESC', 1, 'g, v'),
+	('later key', 'SELECT * FROM (SELECT g, v, id, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS r FROM radik_gr_merge) s WHERE r <= 2', 2, NULL)
+) t(label, q, k, keys);
 SELECT q, radik_compare(q, NULL, k) AS answer
 FROM (VALUES
 	('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM radik_gr_merge) s WHERE r <= 2', 'g, v, r'),
