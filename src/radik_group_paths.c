@@ -32,9 +32,10 @@
  * group).  row_number() and DISTINCT ON keep no rows tied with the k-th where the selecting key is
  * the last sort key and exact (RADIK_GROUP_CUT_EXACT_ROWS): rows equal on every sort key are
  * peers, which PostgreSQL's sort returns in no particular order, so any k of them are its answer
- * (a top 3 by an integer rating of thousands of rows a group keeps 3, not every row rated 5).  radik trusts the planner's count of groups, and of keys within them, where it is of
- * values ANALYZE's sample saw (at most its 300 x default_statistics_target rows), and declines
- * where their rows would not fit.  A larger count is no guide: PostgreSQL counts an expression
+ * (a top 3 by an integer rating of thousands of rows a group keeps 3, not every row rated 5).
+ * radik trusts the planner's count of groups, and of keys within them, where it is of values
+ * ANALYZE's sample saw (at most its 300 x default_statistics_target rows), and declines where
+ * their rows would not fit.  A larger count is no guide: PostgreSQL counts an expression
  * without statistics of its own (PARTITION BY id / 50) as having as many groups as its columns,
  * and extrapolates many distinct values from its sample far beyond the truth (44 million groups
  * for the million of id / 50 in 50 million rows; 16 million with a sample of 3 million).  Such a

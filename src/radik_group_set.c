@@ -5,11 +5,11 @@
  *
  * A group sorts the rows offered to it and cuts them after the rows tied with the k-th (after the
  * k-th row itself where ties are not kept, after the k-th distinct key for dense_rank()) when it
- * first holds k rows, and again each time it holds twice what it
- * kept, taking the last key kept as its threshold: a later row beyond it is dropped on arrival.
- * So a group costs about one sort of 2k keys per k rows it keeps, and the rows it drops one
- * comparison each; heavy ties at the threshold make a group grow, the next cut waiting until it
- * has doubled again.  A group not added to since its last cut, or holding k rows or fewer, needs
+ * first holds k rows, and again each time it holds twice what it kept, taking the last key kept
+ * as its threshold: a later row beyond it (or at it, where ties are not kept) is dropped on
+ * arrival.  So a group costs about one sort of 2k keys per k rows it keeps, and the rows it drops
+ * one comparison each; heavy ties at the threshold make a group grow, the next cut waiting until
+ * it has doubled again.  A group not added to since its last cut, or holding k rows or fewer, needs
  * no cut at the end.
  *
  * Many small groups (a million groups of a few rows) make the bookkeeping of a group, not the

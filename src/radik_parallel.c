@@ -453,6 +453,7 @@ radik_parallel_receive_groups(RadikParallelScan *pscan, MemoryContext context, c
 	{
 		GroupsInPieces *groups = &pscan->groups[pscan->last_queue];
 
+		CHECK_FOR_INTERRUPTS();
 		if (groups->data == NULL)
 		{
 			if (nbytes != sizeof(Size))
