@@ -21,7 +21,10 @@
  * from their keys, it tells where each row begins a partition or a run of peers by comparing the
  * keys' bits itself (radik_scan_row_boundaries), and the node compares nothing; past the first
  * row it takes those rows' values straight from the grouped node's arrays into its own scan slot
- * (radik_scan_next_key_values), without the child's ExecProcNode, slot and copy for every row.
+ * (radik_scan_next_key_values), without the child's ExecProcNode, slot and copy for every row;
+ * a row equal to the row before in every column (rank() over a key of few values returns long
+ * runs of them) is not even made: its output is the row before's again, numbered the same,
+ * unless a column of the output is volatile or is row_number(), which changes every row.
  *
  * Its child is the grouped node, whatever it returns: its own rows, or PostgreSQL's sorted rows
  * where its groups passed their memory.  The node has no relation (scanrelid 0): its scan tuple
@@ -106,6 +109,9 @@ typedef struct RadikRankState
 	RankBound  *bounds;
 	bool		bounds_evaluated;	/* in this scan */
 	bool		child_boundaries;	/* the child tells where they change (radik_scan.h) */
+	bool		repeats_output; /* a row equal to the row before numbered the same gives the
+								 * same output (no row_number(), nothing volatile) */
+	bool		returned_previous;	/* the row before passed the filter */
 	TupleTableSlot *previous;	/* the keys of the child's row before (a virtual slot) */
 	bool		have_previous;
 	int			nkey_columns;	/* the columns of previous that the matches read */
@@ -561,6 +567,11 @@ rank_begin(CustomScanState *node, EState *estate, int eflags)
 									linitial_int(list_nth(private, RANK_PRIVATE_PARTITION_KEYS)),
 									linitial_int(list_nth(private, RANK_PRIVATE_ORDER_KEYS)));
 
+	state->repeats_output = !contain_volatile_functions((Node *) cscan->scan.plan.targetlist) &&
+		!contain_volatile_functions((Node *) cscan->scan.plan.qual);
+	for (i = 0; i < state->nfunctions; i++)
+		state->repeats_output &= state->functions[i] != F_ROW_NUMBER;
+
 	/* the row before: its key columns alone, the others NULL */
 	state->previous = ExecInitExtraTupleSlot(estate, child_desc, &TTSOpsVirtual);
 	memset(state->previous->tts_isnull, true, child_desc->natts * sizeof(bool));
@@ -645,24 +656,34 @@ rows_match(RadikRankState *state, RankMatch *match, TupleTableSlot *row)
  * The child's next row in the scan slot, its columns first: made from its keys by the grouped
  * node without a slot of its own where it can (radik_scan_next_key_values), else the row
  * ExecProcNode returns, copied.  Says whether the child told where the row begins a partition
- * or a run of peers; false at the end, with the scan slot empty.
+ * or a run of peers, and whether the row is the row before again (*same_row: equal in every
+ * column, the scan slot's values left as they were); false at the end, with the scan slot
+ * empty.
  */
 static bool
 next_child_row(RadikRankState *state, bool *boundaries_known, bool *new_partition,
-			   bool *new_peers)
+			   bool *new_peers, bool *same_row)
 {
 	TupleTableSlot *scan_slot = state->css.ss.ss_ScanTupleSlot;
 	TupleTableSlot *row;
 
+	/* a slot made to own its values (materialized above) frees them when cleared */
+	bool		values_kept = !TTS_SHOULDFREE(scan_slot);
+
 	ExecClearTuple(scan_slot);
 	*boundaries_known = false;
+	*same_row = false;
 	if (state->child_boundaries && state->have_previous)
 	{
 		switch (radik_scan_next_key_values(state->child, scan_slot->tts_values,
-										   scan_slot->tts_isnull, new_partition, new_peers))
+										   scan_slot->tts_isnull, values_kept, new_partition,
+										   new_peers))
 		{
 			case RADIK_KEY_VALUES_END:
 				return false;
+			case RADIK_KEY_VALUES_SAME_ROW:
+				*same_row = true;
+				/* FALLTHROUGH */
 			case RADIK_KEY_VALUES_ROW:
 				*boundaries_known = true;
 				ExecStoreVirtualTuple(scan_slot);
@@ -687,9 +708,12 @@ next_child_row(RadikRankState *state, bool *boundaries_known, bool *new_partitio
 	return true;
 }
 
-/* The child's next row with its ranking functions' values, in the scan slot; NULL at the end. */
+/*
+ * The child's next row with its ranking functions' values, in the scan slot; NULL at the end.
+ * *same_row: the row before again, numbered after it.
+ */
 static TupleTableSlot *
-next_numbered_row(RadikRankState *state)
+next_numbered_row(RadikRankState *state, bool *same_row)
 {
 	TupleTableSlot *scan_slot = state->css.ss.ss_ScanTupleSlot;
 	bool		boundaries_known;
@@ -697,7 +721,7 @@ next_numbered_row(RadikRankState *state)
 	bool		new_peers = false;
 	int			i;
 
-	if (!next_child_row(state, &boundaries_known, &new_partition, &new_peers))
+	if (!next_child_row(state, &boundaries_known, &new_partition, &new_peers, same_row))
 		return NULL;
 
 	/* the child's word where it has it, else the keys compared with the row before */
@@ -723,7 +747,7 @@ next_numbered_row(RadikRankState *state)
 			state->dense_rank++;
 		}
 	}
-	if (state->nkey_columns > 0)
+	if (state->nkey_columns > 0 && !*same_row)
 		remember_keys(state, scan_slot->tts_values, scan_slot->tts_isnull);
 	state->have_previous = true;
 
@@ -749,17 +773,38 @@ rank_exec(CustomScanState *node)
 	for (;;)
 	{
 		TupleTableSlot *slot;
+		bool		same_row;
 
 		CHECK_FOR_INTERRUPTS();
-		ResetExprContext(econtext);
-		slot = next_numbered_row(state);
+		slot = next_numbered_row(state, &same_row);
 		if (slot == NULL)
 			return projection != NULL ? ExecClearTuple(projection->pi_state.resultslot) :
 				ExecClearTuple(node->ss.ss_ScanTupleSlot);
+
+		/*
+		 * The row before again with the same numbers: the filter says what it said, and the
+		 * output slot (whose values the expression context's memory still holds) is the output,
+		 * unless the caller cleared it
+		 */
+		if (same_row && state->repeats_output)
+		{
+			if (!state->returned_previous)
+			{
+				InstrCountFiltered1(node, 1);
+				continue;
+			}
+			if (projection == NULL)
+				return slot;
+			if (!TTS_EMPTY(projection->pi_state.resultslot))
+				return projection->pi_state.resultslot;
+		}
+		ResetExprContext(econtext);
 		econtext->ecxt_scantuple = slot;
 		if (!state->bounds_evaluated)
 			evaluate_bounds(state);
-		if (!within_bounds(state, slot) || (qual != NULL && !ExecQual(qual, econtext)))
+		state->returned_previous = within_bounds(state, slot) &&
+			(qual == NULL || ExecQual(qual, econtext));
+		if (!state->returned_previous)
 		{
 			InstrCountFiltered1(node, 1);
 			continue;

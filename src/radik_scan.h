@@ -83,19 +83,25 @@ typedef enum RadikKeyValues
 	RADIK_KEY_VALUES_NONE,		/* nothing: take the next row from ExecProcNode */
 	RADIK_KEY_VALUES_END,		/* no more rows */
 	RADIK_KEY_VALUES_ROW,		/* the next row's values, and where it begins a group or peers */
-	RADIK_KEY_VALUES_ROW_ALONE	/* its values, but not that: compare it with the row before */
+	RADIK_KEY_VALUES_ROW_ALONE,	/* its values, but not that: compare it with the row before */
+	RADIK_KEY_VALUES_SAME_ROW	/* the next row, equal to the row before in every column (of the
+								 * same group and its peer): the caller's values stay */
 } RadikKeyValues;
 
 /*
  * For the numbering node, once node (a grouped node that knows the boundaries) has returned its
  * first row through ExecProcNode: its next row's values, in values and nulls (one per column of
  * its rows), made from the row's keys without a slot, with the boundaries as
- * radik_scan_row_boundaries tells them.  Where the row's keys do not tell its values, or the
- * node does not return rows made from keys now, nothing: the caller takes that row from
- * ExecProcNode, which goes on from the same place.
+ * radik_scan_row_boundaries tells them.  Where values_kept says that values and nulls still hold
+ * the row before's, and the next row has the same keys (rank() over heavy ties returns runs of
+ * such rows), only that it is the same row (RADIK_KEY_VALUES_SAME_ROW), the values left as they
+ * are.  Where the row's keys do not tell its values, or the node does not return rows made from
+ * keys now, nothing: the caller takes that row from ExecProcNode, which goes on from the same
+ * place.
  */
 extern RadikKeyValues radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls,
-												 bool *new_group, bool *new_peers);
+												 bool values_kept, bool *new_group,
+												 bool *new_peers);
 
 /* Rows fetched per batch by TID, for a table of these pages and tuples (under work_mem). */
 extern double radik_fetch_batch_rows(double pages, double tuples);

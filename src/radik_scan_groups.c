@@ -263,12 +263,13 @@ radik_scan_row_boundaries(PlanState *node, bool *new_group, bool *new_peers)
 }
 
 RadikKeyValues
-radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool *new_group,
-						   bool *new_peers)
+radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool values_kept,
+						   bool *new_group, bool *new_peers)
 {
 	RadikScanState *state = (RadikScanState *) node;
 	RadikGroupRowKeys *keys = &state->row_keys;
 	int64		row = state->next;
+	bool		same_row;
 
 	if (!state->selected || state->over_memory || keys->keys == NULL ||
 		state->first_of_group || !ScanDirectionIsForward(node->state->es_direction))
@@ -279,7 +280,16 @@ radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool *ne
 		state->previous_key_row = state->last_key_row = -1;
 		return RADIK_KEY_VALUES_END;
 	}
-	if (!radik_key_rows_fill(&state->key_rows, radik_group_row_bits(keys, row), keys->keys[row],
+
+	/*
+	 * The row before made from its keys, and this row's the same: not a group's first row, the
+	 * same NULL flags and the same key bits (made from them, then, too)
+	 */
+	same_row = values_kept && row > 0 && state->last_key_row == row - 1 &&
+		keys->flags[row] == (keys->flags[row - 1] & ~RADIK_ROW_GROUP_START) &&
+		keys->keys[row] == keys->keys[row - 1];
+	if (!same_row &&
+		!radik_key_rows_fill(&state->key_rows, radik_group_row_bits(keys, row), keys->keys[row],
 							 keys->flags[row], values, nulls))
 		return RADIK_KEY_VALUES_NONE;
 
@@ -288,6 +298,11 @@ radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool *ne
 	state->last_key_row = row;
 	if (node->instrument != NULL)
 		node->instrument->tuplecount += 1;
+	if (same_row)
+	{
+		*new_group = *new_peers = false;
+		return RADIK_KEY_VALUES_SAME_ROW;
+	}
 	return radik_scan_row_boundaries(node, new_group, new_peers) ?
 		RADIK_KEY_VALUES_ROW : RADIK_KEY_VALUES_ROW_ALONE;
 }

@@ -75,6 +75,12 @@ SELECT radik_carry_outcome('SELECT * FROM (SELECT g, v, rank() OVER (PARTITION B
 		IN ('all carried', 'some carried', 'none carried') AS with_note_fetched_or_carried;
 SELECT * FROM radik_kr_answers();
 
+-- Runs of rows equal in every column (rank() over d's ten values): the numbering node returns
+-- the row before again without making it where the output is the same, not where a column of
+-- the output is volatile or row_number(), which differ from row to row.
+SELECT radik_compare('SELECT count(*) = count(DISTINCT x) AS own_values FROM (SELECT g, d, rank() OVER (PARTITION BY g ORDER BY d DESC) AS r, random() AS x FROM radik_kr) s WHERE r <= 3') AS volatile_column_per_row,
+	radik_compare('SELECT * FROM (SELECT row_number() OVER w AS n, g, d, rank() OVER w AS r FROM radik_kr WINDOW w AS (PARTITION BY g ORDER BY d DESC)) s WHERE r <= 1') AS rank_with_row_number;
+
 -- EXPLAIN ANALYZE counts every row the grouped node returns, also those the numbering node
 -- takes from its keys without the executor: as many as PostgreSQL's answer has (rank() <= 3
 -- cuts no row the groups keep), with rows fetched among them (v's -0, +0 and NaN).
