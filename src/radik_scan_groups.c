@@ -242,23 +242,30 @@ radik_scan_knows_boundaries(PlanState *node, AttrNumber group_column, AttrNumber
 		state->key_rows.columns[order_column - 1] == RADIK_KEY_COLUMN_ORDER;
 }
 
+/*
+ * Does row (not the first) begin a new group, or a new run of equal sort keys, after the row
+ * before it?  Of two rows made from their keys, which then are exact: equal bits, equal values.
+ */
+static inline void
+key_row_boundaries(const RadikGroupRowKeys *keys, int64 row, bool *new_group, bool *new_peers)
+{
+	uint8		flags = keys->flags[row];
+	uint8		flags_before = keys->flags[row - 1];
+
+	*new_group = (flags & RADIK_ROW_GROUP_START) != 0;
+	*new_peers = ((flags ^ flags_before) & RADIK_ROW_KEY_NULL) != 0 ||
+		((flags & RADIK_ROW_KEY_NULL) == 0 && keys->keys[row] != keys->keys[row - 1]);
+}
+
 bool
 radik_scan_row_boundaries(PlanState *node, bool *new_group, bool *new_peers)
 {
 	RadikScanState *state = (RadikScanState *) node;
-	const RadikGroupRowKeys *keys = &state->row_keys;
 	int64		row = state->last_key_row;
-	uint8		flags;
-	uint8		flags_before;
 
-	/* both rows made from their keys, which then are exact: equal bits, equal values */
 	if (row < 1 || state->previous_key_row != row - 1)
 		return false;
-	flags = keys->flags[row];
-	flags_before = keys->flags[row - 1];
-	*new_group = (flags & RADIK_ROW_GROUP_START) != 0;
-	*new_peers = ((flags ^ flags_before) & RADIK_ROW_KEY_NULL) != 0 ||
-		((flags & RADIK_ROW_KEY_NULL) == 0 && keys->keys[row] != keys->keys[row - 1]);
+	key_row_boundaries(&state->row_keys, row, new_group, new_peers);
 	return true;
 }
 
@@ -269,6 +276,7 @@ radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool val
 	RadikScanState *state = (RadikScanState *) node;
 	RadikGroupRowKeys *keys = &state->row_keys;
 	int64		row = state->next;
+	bool		boundaries_known;
 	bool		same_row;
 
 	if (!state->selected || state->over_memory || keys->keys == NULL ||
@@ -282,12 +290,13 @@ radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool val
 	}
 
 	/*
-	 * The row before made from its keys, and this row's the same: not a group's first row, the
-	 * same NULL flags and the same key bits (made from them, then, too)
+	 * The row before made from its keys (as radik_scan_row_boundaries asks), and this row of its
+	 * group and its peer: the same row
 	 */
-	same_row = values_kept && row > 0 && state->last_key_row == row - 1 &&
-		keys->flags[row] == (keys->flags[row - 1] & ~RADIK_ROW_GROUP_START) &&
-		keys->keys[row] == keys->keys[row - 1];
+	boundaries_known = row > 0 && state->last_key_row == row - 1;
+	if (boundaries_known)
+		key_row_boundaries(keys, row, new_group, new_peers);
+	same_row = boundaries_known && values_kept && !*new_group && !*new_peers;
 	if (!same_row &&
 		!radik_key_rows_fill(&state->key_rows, radik_group_row_bits(keys, row), keys->keys[row],
 							 keys->flags[row], values, nulls))
@@ -298,13 +307,8 @@ radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool val
 	state->last_key_row = row;
 	if (node->instrument != NULL)
 		node->instrument->tuplecount += 1;
-	if (same_row)
-	{
-		*new_group = *new_peers = false;
-		return RADIK_KEY_VALUES_SAME_ROW;
-	}
-	return radik_scan_row_boundaries(node, new_group, new_peers) ?
-		RADIK_KEY_VALUES_ROW : RADIK_KEY_VALUES_ROW_ALONE;
+	return same_row ? RADIK_KEY_VALUES_SAME_ROW :
+		boundaries_known ? RADIK_KEY_VALUES_ROW : RADIK_KEY_VALUES_ROW_ALONE;
 }
 
 TupleTableSlot *
