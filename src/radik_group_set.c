@@ -65,6 +65,14 @@
 /* The bytes of a block of copied group key values. */
 #define KEY_BLOCK_BYTES (64 * 1024)
 
+/*
+ * A hash table of at most this many slots (1 MB) stays in the CPU's caches: it is kept at most a
+ * quarter full, so that nearly every lookup finds its key in the first slot it reads (a second
+ * read is a branch mispredicted), and a page's rows are looked up without asking for the memory
+ * ahead.  A larger table is kept at most half full.
+ */
+#define CACHED_TABLE_SLOTS (64 * 1024)
+
 bool
 radik_group_key_hashable(Oid equality_operator)
 {
@@ -416,6 +424,15 @@ grow_table(RadikGroupSet *set)
 	pfree(old_table);
 }
 
+/* Does the table need more slots for its groups (see CACHED_TABLE_SLOTS)? */
+static inline bool
+table_crowded(const RadikGroupSet *set)
+{
+	int			fill = set->mask < CACHED_TABLE_SLOTS ? 4 : 2;
+
+	return set->ngroups * fill > (int64) set->mask;
+}
+
 /* Make a new group in the empty slot of the table. */
 static KeptGroup *
 new_group_at_slot(RadikGroupSet *set, GroupSlot *slot, uint64 bits, uint32 hash)
@@ -462,7 +479,7 @@ find_group_by_bits(RadikGroupSet *set, uint64 bits, bool isnull)
 	}
 	group = new_group_at_slot(set, slot, bits, hash);
 	group->key.bits = bits;
-	if (set->ngroups * 2 > (int64) set->mask)
+	if (table_crowded(set))
 		grow_table(set);
 	set->last_group = group;
 	set->last_bits = bits;
@@ -541,7 +558,7 @@ find_group_by_values(RadikGroupSet *set, const Datum *values, const bool *nulls)
 		group->key.values[k] = nulls[k] ? (Datum) 0 :
 			copy_key_value(set, values[k], keys->byval[k], keys->typlen[k]);
 	}
-	if (set->ngroups * 2 > (int64) set->mask)
+	if (table_crowded(set))
 		grow_table(set);
 	return group;
 }
@@ -638,7 +655,7 @@ grow_rows(RadikGroupSet *set, KeptGroup *group)
 }
 
 /* Offer a row to its group: kept unless beyond the group's cut. */
-static inline void
+static pg_attribute_always_inline void
 add_row(RadikGroupSet *set, KeptGroup *group, uint64 key, bool key_null, uint64 row_id)
 {
 	uint8		class = order_class(set, key_null);
@@ -718,10 +735,12 @@ radik_groups_offer_tuple(RadikGroupSet *set, HeapTuple tuple, uint64 key, bool k
 }
 
 /*
- * Keys grouped by bits are found in three rounds over the page's rows, so that the memory the
- * rows need is asked for ahead instead of waited for row after row (with groups scattered over
- * the table, nearly every row's slot and record are out of the caches): the keys' bits with
- * their slots asked for, then the groups found with their records asked for, then the rows.
+ * Keys grouped by bits are found in three rounds over the page's rows where the hash table is
+ * larger than the caches, so that the memory the rows need is asked for ahead instead of waited
+ * for row after row (with groups scattered over the table, nearly every row's slot and record are
+ * out of the caches): the keys' bits with their slots asked for, then the groups found with their
+ * records asked for, then the rows.  A table in the caches needs none of that: each row is found
+ * and offered in one round.
  */
 void
 radik_groups_offer_tuples(RadikGroupSet *set, HeapTupleData *tuples, const uint64 *keys,
@@ -736,6 +755,20 @@ radik_groups_offer_tuples(RadikGroupSet *set, HeapTupleData *tuples, const uint6
 	{
 		for (int i = 0; i < n; i++)
 			radik_groups_offer_tuple(set, &tuples[i], keys[i], false, row_ids[i]);
+		return;
+	}
+	if (set->mask < CACHED_TABLE_SLOTS)
+	{
+		for (int i = 0; i < n; i++)
+		{
+			Datum		value;
+			bool		isnull;
+
+			tuple_group_key(group_keys, &tuples[i], &value, &isnull);
+			add_row(set, find_group_by_bits(set, isnull ? 0 : group_keys->bits_map(value),
+											isnull),
+					keys[i], false, row_ids[i]);
+		}
 		return;
 	}
 	for (int i = 0; i < n; i++)
