@@ -175,6 +175,8 @@ radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *group
 		keys.econtext->ecxt_param_list_info = selection->econtext->ecxt_param_list_info;
 	set = radik_groups_create(&keys, groups->k, groups->cut, selection->key->nulls_first,
 							  CurrentMemoryContext);
+	if (groups->count_ties)
+		radik_groups_count_ties(set, selection->key->type, selection->key->descending);
 	/* past their memory, no rows: the node returns PostgreSQL's sorted plan's instead */
 	result->over_memory = !read_into_groups(selection, groups, set, &result->stats);
 	result->stats.groups_over_memory = result->over_memory ? 1 : 0;
@@ -218,7 +220,8 @@ radik_select_groups(const RadikSelection *selection, const RadikGroupSpec *group
 	result->stats.groups = radik_groups_count(set);
 	radik_group_keys_end(&keys);
 	radik_groups_free(set);		/* the row ids are copied out */
-	result->stats.rows_sent = result->ntids;
+	result->stats.rows_sent = result->row_keys.repeats != NULL ? result->row_keys.rows :
+		result->ntids;
 	result->stats.scan_ms = radik_elapsed_ms(start);
 	selection->econtext->ecxt_scantuple = saved_scantuple;
 }

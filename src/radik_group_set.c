@@ -309,6 +309,17 @@ radik_groups_free(RadikGroupSet *set)
 	MemoryContextDelete(set->context);
 }
 
+void
+radik_groups_count_ties(RadikGroupSet *set, Oid key_type, bool descending)
+{
+	if (set->keys->bits_map == NULL || set->cut == RADIK_GROUP_CUT_EXACT_ROWS ||
+		!radik_key_type_exact(key_type))
+		return;
+	set->count_ties = true;
+	set->tie_key_type = key_type;
+	set->tie_key_descending = descending;
+}
+
 /* radik_groups_sort(rows, n, set): a group's rows in their order */
 #define ST_SORT radik_groups_sort
 #define ST_ELEMENT_TYPE Candidate
@@ -574,7 +585,21 @@ radik_groups_cut(const RadikGroupSet *set, const Candidate *rows, int64 n, bool 
 		*full = n >= set->k;
 		return Min(n, set->k);
 	}
-	if (set->cut == RADIK_GROUP_CUT_ROWS && n >= set->k)
+	if (set->cut == RADIK_GROUP_CUT_ROWS && set->count_ties)
+	{
+		int64		seen = 0;
+
+		/* the candidate that holds the k-th row */
+		for (int64 i = 0; i < n && !*full; i++)
+		{
+			seen += candidate_rows(&rows[i]);
+			keep = i + 1;
+			*full = seen >= set->k;
+		}
+		if (!*full)
+			keep = n;
+	}
+	else if (set->cut == RADIK_GROUP_CUT_ROWS && n >= set->k)
 	{
 		keep = set->k;
 		*full = true;
@@ -602,6 +627,34 @@ radik_groups_cut(const RadikGroupSet *set, const Candidate *rows, int64 n, bool 
 }
 
 /*
+ * Make the runs of each key among n sorted candidates one run (candidates of one key lie
+ * together, runs and rows in any order); returns how many candidates are left, still sorted.
+ */
+static int64
+merge_runs(const RadikGroupSet *set, Candidate *rows, int64 n)
+{
+	int64		out = 0;
+	int64		run = -1;		/* where the run of the key of rows[out - 1] went */
+
+	for (int64 i = 0; i < n; i++)
+	{
+		if (out > 0 && compare_candidates(&rows[out - 1], &rows[i], set) != 0)
+			run = -1;
+		if (candidate_is_run(&rows[i]))
+		{
+			if (run >= 0)
+			{
+				rows[run].id += candidate_rows(&rows[i]);
+				continue;
+			}
+			run = out;
+		}
+		rows[out++] = rows[i];
+	}
+	return out;
+}
+
+/*
  * Cut the group's rows (radik_groups_cut), leaving them sorted, and take the last key kept as the
  * threshold when the group has its k rows (or k distinct keys).  A group that has them keeps
  * them, rows being only added: its threshold only comes down.
@@ -621,6 +674,8 @@ prune_group(RadikGroupSet *set, KeptGroup *group)
 		group->threshold_class = candidate_class(set, &rows[keep - 1]);
 		group->threshold = rows[keep - 1].key;
 	}
+	if (set->count_ties)
+		keep = merge_runs(set, rows, keep);
 	set->held -= group->count - keep;
 	group->count = keep;
 	group->cut_count = keep;
@@ -654,25 +709,67 @@ grow_rows(RadikGroupSet *set, KeptGroup *group)
 	group->capacity = capacity;
 }
 
+/*
+ * Do the keys of a group's rows of key tell their values exactly (radik_groups_count_ties)?  Not
+ * where one stands for several values (a float zero, which may be -0, and NaN).
+ */
+static bool
+tie_keys_exact(const RadikGroupSet *set, const KeptGroup *group, uint64 key)
+{
+	bool		exact = true;
+
+	if (!group->bits_null)
+		(void) radik_datum_from_key(set->keys->types[0], false, group->key.bits, &exact);
+	if (exact)
+		(void) radik_datum_from_key(set->tie_key_type, set->tie_key_descending, key, &exact);
+	return exact;
+}
+
+/*
+ * A row tied at a full group's cut, in a set counting its ties: counted into the group's last
+ * candidate where that is the run of its key (true); else *id becomes a new run's, where the
+ * row's keys tell its values.
+ */
+static pg_noinline bool
+count_tie(RadikGroupSet *set, KeptGroup *group, uint64 key, uint64 *id)
+{
+	Candidate  *last = &group_rows(group)[group->count - 1];
+
+	if (candidate_is_run(last) && last->key == key)
+	{
+		last->id++;
+		return true;
+	}
+	if (tie_keys_exact(set, group, key))
+		*id = RUN_FLAG | 1;
+	return false;
+}
+
 /* Offer a row to its group: kept unless beyond the group's cut. */
 static pg_attribute_always_inline void
 add_row(RadikGroupSet *set, KeptGroup *group, uint64 key, bool key_null, uint64 row_id)
 {
 	uint8		class = order_class(set, key_null);
+	uint64		id = row_id | (key_null ? KEY_NULL_FLAG : 0);
 	Candidate  *row;
 
 	if (key_null)
 		key = 0;
-	if (group->full &&
-		compare_order(class, key, group->threshold_class, group->threshold) >=
-		(set->cut == RADIK_GROUP_CUT_EXACT_ROWS ? 0 : 1))
-		return;					/* beyond the group's cut, or at it where ties are not kept */
+	if (group->full)
+	{
+		int			order = compare_order(class, key, group->threshold_class, group->threshold);
+
+		if (order >= (set->cut == RADIK_GROUP_CUT_EXACT_ROWS ? 0 : 1))
+			return;				/* beyond the group's cut, or at it where ties are not kept */
+		if (order == 0 && set->count_ties && !key_null && count_tie(set, group, key, &id))
+			return;
+	}
 	if (group->rows == NULL ? group->count == set->inline_capacity :
 		group->count == group->capacity)
 		grow_rows(set, group);
 	row = &group_rows(group)[group->count++];
 	row->key = key;
-	row->id = row_id | (key_null ? KEY_NULL_FLAG : 0);
+	row->id = id;
 	set->held++;
 	if (group->count >= group->prune_at)
 		prune_group(set, group);
@@ -826,7 +923,10 @@ radik_groups_rows(RadikGroupSet *set, uint64 **row_ids)
 		radik_groups_finish(set, group);
 		rows = group_rows(group);
 		for (int64 j = 0; j < group->count; j++)
+		{
+			Assert(!candidate_is_run(&rows[j]));	/* counted rows come out sorted */
 			ids[n++] = rows[j].id & ~KEY_NULL_FLAG;
+		}
 	}
 	*row_ids = ids;
 	return n;

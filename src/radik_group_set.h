@@ -18,6 +18,12 @@
 /* A candidate's row id carries this bit when its key is NULL. */
 #define KEY_NULL_FLAG (UINT64CONST(1) << 62)
 
+/*
+ * A candidate whose id carries this bit is a run: rows of its key counted, not kept, their number
+ * in the id's other bits (radik_groups_count_ties).
+ */
+#define RUN_FLAG (UINT64CONST(1) << 61)
+
 /* Group records per chunk. */
 #define CHUNK_GROUPS_LOG2 12
 #define CHUNK_GROUPS (1 << CHUNK_GROUPS_LOG2)
@@ -25,8 +31,21 @@
 typedef struct Candidate
 {
 	uint64		key;
-	uint64		id;				/* the row id, KEY_NULL_FLAG when the key is NULL */
+	uint64		id;				/* the row id, KEY_NULL_FLAG when the key is NULL; or a run */
 } Candidate;
+
+static inline bool
+candidate_is_run(const Candidate *c)
+{
+	return (c->id & RUN_FLAG) != 0;
+}
+
+/* The rows a candidate stands for: one, or a run's. */
+static inline int64
+candidate_rows(const Candidate *c)
+{
+	return candidate_is_run(c) ? (int64) (c->id & ~RUN_FLAG) : 1;
+}
 
 /* A slot of the hash table. */
 typedef struct GroupSlot
@@ -89,6 +108,10 @@ struct RadikGroupSet
 	int			nimported;
 	int			max_imported;
 	int64		merged_groups;	/* the groups after that merge; -1 before it */
+	/* radik_groups_count_ties: the selecting key's type and direction */
+	bool		count_ties;
+	Oid			tie_key_type;
+	bool		tie_key_descending;
 };
 
 /* Where a key falls among NULLs: keys of class 0 come before class 1. */
@@ -147,8 +170,9 @@ group_rows(KeptGroup *group)
 extern void radik_groups_sort(Candidate *rows, size_t n, const RadikGroupSet *set);
 
 /*
- * How many of n sorted rows of one group come before its cut (the k-th row and the rows tied
- * with it, or the rows of the first k distinct keys); *full tells whether the group reaches k.
+ * How many of n sorted candidates of one group come before its cut (the k-th row and the rows
+ * tied with it, or the rows of the first k distinct keys, a run counting as its rows); *full
+ * tells whether the group reaches k.
  */
 extern int64 radik_groups_cut(const RadikGroupSet *set, const Candidate *rows, int64 n,
 							  bool *full);

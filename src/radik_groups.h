@@ -88,6 +88,7 @@ typedef struct RadikGroupSpec
 	bool		order_descending;
 	bool		order_nulls_first;
 	bool		order_row_keys; /* ... and their keys (radik_select.h's result->row_keys) */
+	bool		count_ties;		/* radik_groups_count_ties, with the selecting key */
 } RadikGroupSpec;
 
 /*
@@ -122,6 +123,17 @@ extern RadikGroupSet *radik_groups_create(const RadikGroupKeys *keys, int64 k, R
 
 /* Release the set and everything in it. */
 extern void radik_groups_free(RadikGroupSet *set);
+
+/*
+ * Count the rows tied at a group's cut instead of keeping each, where the caller makes the rows
+ * it returns from their keys alone (radik_key_rows.h) and the keys tell the values exactly:
+ * rank() over a key of few values keeps a tenth of a table as ties, which then cost a counter,
+ * not a row id each to keep, send to the backend, merge and list.  key_type and descending are
+ * the selecting key's, whose engine keys are offered.  For a set grouped by bits, whose rows
+ * come out of radik_groups_sorted_rows with their keys, the rows counted as one entry (see
+ * RadikGroupRowKeys); no rows are carried for them.
+ */
+extern void radik_groups_count_ties(RadikGroupSet *set, Oid key_type, bool descending);
 
 /*
  * Offer one row with its group key's values: its first sort key (an engine key, ignored when
@@ -190,6 +202,12 @@ typedef struct RadikGroupRowKeys
 	uint64	   *group_bits;		/* a group's entry, not a row's */
 	int64		cursor_row;		/* the row asked about last, and its group's entry */
 	int64		cursor_group;
+	/*
+	 * Where the set counted rows (radik_groups_count_ties), an entry may stand for several rows,
+	 * equal in their keys, with row id 0: how many (NULL: one each), and the rows in all.
+	 */
+	int64	   *repeats;
+	int64		rows;
 } RadikGroupRowKeys;
 
 /* The bits of the group key of row (of keys' rows, which are not none). */
@@ -213,8 +231,9 @@ radik_group_row_bits(RadikGroupRowKeys *keys, int64 row)
  * The same rows in order where the set groups by bits (one key, radik_group_order_by_bits):
  * the groups in the order of their key, ascending or descending, the group of NULL keys first
  * or last, and each group's rows in the order of the sort key (ties in no particular order);
- * *nrows of them, and with row_keys not NULL their keys, palloc'd there.  False, with nothing
- * made, where the set groups the general way.
+ * *nrows of them, and with row_keys not NULL their keys, palloc'd there (a set counting its ties
+ * needs them: *nrows entries, some of them runs of rows).  False, with nothing made, where the
+ * set groups the general way.
  */
 extern bool radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first,
 									 int64 *nrows, uint64 **row_ids,

@@ -247,6 +247,20 @@ emit_rows(MergeOutput *out, const Candidate *rows, int64 n, uint64 bits, bool gr
 		out->ids[at + j] = rows[j].id & ~KEY_NULL_FLAG;
 	if (out->keys == NULL)
 		return;
+	if (out->keys->repeats != NULL)
+	{
+		for (int64 j = 0; j < n; j++)
+		{
+			int64		count = candidate_rows(&rows[j]);
+
+			out->keys->repeats[at + j] = count;
+			out->keys->rows += count;
+			if (candidate_is_run(&rows[j]))
+				out->ids[at + j] = 0;	/* names no row: its keys tell its values */
+		}
+	}
+	else
+		out->keys->rows += n;
 	for (int64 j = 0; j < n; j++)
 	{
 		out->keys->keys[at + j] = rows[j].key;
@@ -357,6 +371,8 @@ radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, 
 		return false;
 
 	/* the rows held now, and the rows in the exports, are at least the rows kept */
+	if (set->count_ties && row_keys == NULL)
+		elog(ERROR, "radik: counted rows asked for without their keys");
 	capacity = set->held;
 	for (int i = 0; i < nimported; i++)
 		capacity += set->imported_sizes[i] / sizeof(Candidate);
@@ -370,6 +386,9 @@ radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, 
 		row_keys->group_bits = MemoryContextAllocHuge(CurrentMemoryContext,
 													  Max(capacity, 1) * sizeof(uint64));
 		row_keys->flags = MemoryContextAllocHuge(CurrentMemoryContext, Max(capacity, 1));
+		row_keys->repeats = !set->count_ties ? NULL :
+			MemoryContextAllocHuge(CurrentMemoryContext, Max(capacity, 1) * sizeof(int64));
+		row_keys->rows = 0;
 	}
 	out.front = 0;
 	out.back = capacity;
@@ -447,6 +466,9 @@ radik_groups_sorted_rows(RadikGroupSet *set, bool descending, bool nulls_first, 
 		{
 			memmove(row_keys->keys, row_keys->keys + out.back, out.front * sizeof(uint64));
 			memmove(row_keys->flags, row_keys->flags + out.back, out.front);
+			if (row_keys->repeats != NULL)
+				memmove(row_keys->repeats, row_keys->repeats + out.back,
+						out.front * sizeof(int64));
 			memmove(row_keys->group_bits, row_keys->group_bits + out.groups_back,
 					(capacity - out.groups_back) * sizeof(uint64));
 		}
@@ -557,7 +579,10 @@ carry_exported_rows(char *groups, Size groups_bytes, const RadikGroupRowsSource 
 		Candidate  *kept = exported_group_rows(&p, groups + groups_bytes, &count);
 
 		for (int64 j = 0; j < count; j++)
-			candidates[n++] = &kept[j];
+		{
+			if (!candidate_is_run(&kept[j]))	/* counted rows are never carried */
+				candidates[n++] = &kept[j];
+		}
 	}
 	carry_candidate_rows(candidates, n, rows, store);
 	pfree(candidates);
@@ -816,9 +841,11 @@ radik_groups_carry_own_rows(RadikGroupSet *set, const RadikGroupRowsSource *rows
 		Candidate  *kept = group_rows(group);
 
 		for (int64 j = 0; j < group->count; j++)
-			candidates[n++] = &kept[j];
+		{
+			if (!candidate_is_run(&kept[j]))	/* counted rows are never carried */
+				candidates[n++] = &kept[j];
+		}
 	}
-	Assert(n == set->held);
 	/* in the memory radik_groups_keep_carried_rows keeps, as the exports' copies are */
 	store.used = 0;
 	store.capacity = BLCKSZ;

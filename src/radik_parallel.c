@@ -93,6 +93,7 @@ typedef struct RadikParallelShared
 	bool		grouped;		/* RADIK_TOC_GROUPS holds the group keys */
 	int64		group_k;
 	RadikGroupCut group_cut;
+	bool		group_count_ties;	/* radik_groups_count_ties, with the key above */
 
 	pg_atomic_uint64 threshold; /* keys above it are not worth sending */
 	pg_atomic_uint32 carry_rows;	/* send the rows whole too (radik_carry.h) */
@@ -256,6 +257,7 @@ radik_parallel_begin(const RadikWorkersRequest *request)
 	{
 		shared->group_k = request->groups->k;
 		shared->group_cut = request->groups->cut;
+		shared->group_count_ties = request->groups->count_ties;
 	}
 	share_icu_table(shared, key);
 	pg_atomic_init_u64(&shared->threshold, PG_UINT64_MAX);
@@ -564,6 +566,8 @@ extract_groups(RadikExtractor *extractor, Relation rel, char *groups_string,
 		keys.econtext->ecxt_param_list_info = params;
 	set = radik_groups_create(&keys, shared->group_k, shared->group_cut,
 							  shared->key_nulls_first, CurrentMemoryContext);
+	if (shared->group_count_ties)
+		radik_groups_count_ties(set, shared->key_type, shared->key_descending);
 	radik_extract_to_groups(extractor, set);
 
 	/* rows go to the groups, not to the batch, which only has to have room */

@@ -267,7 +267,7 @@ radik_scan_begin(CustomScanState *node, EState *estate, int eflags)
 		state->nulls_first[i] = key->nulls_first;
 	}
 	if (groups != NIL)
-		radik_scan_begin_groups(state, cscan, groups);
+		radik_scan_begin_groups(state, cscan, groups, eflags);
 	/*
 	 * Past their memory a grouped node's rows are the sorted plan's own slots
 	 * (radik_scan_groups.c), so the plan above must not count on one kind of slot from this node.
@@ -629,6 +629,7 @@ run_selection(RadikScanState *state)
 
 	state->next = 0;
 	state->last_key_row = state->previous_key_row = -1;
+	state->run_left = 0;
 	state->batch_start = state->batch_end = 0;
 	state->selected = true;
 }
@@ -782,12 +783,22 @@ batch_row(RadikScanState *state, int64 row, bool forward)
 /*
  * The position works as a cursor's: after row i, forward gives row i + 1 and backward row i - 1;
  * past the end (next = ntids + 1), backward gives the last row again; before the start
- * (next = 0), forward gives the first.
+ * (next = 0), forward gives the first.  Where rows are counted in runs (row_keys.repeats, only in
+ * a node never read backward), it gives a run's entry once for each of its rows.
  */
 int64
 radik_scan_step(RadikScanState *state, bool forward)
 {
-	int64		row = forward ? state->next : state->next - 2;
+	int64		row;
+
+	if (state->row_keys.repeats != NULL && !forward)
+		elog(ERROR, "radik: rows counted in runs read backward");
+	if (forward && state->run_left > 0)
+	{
+		state->run_left--;
+		return state->next - 1;
+	}
+	row = forward ? state->next : state->next - 2;
 
 	if (row < 0 || row >= state->ntids)
 	{
@@ -795,6 +806,8 @@ radik_scan_step(RadikScanState *state, bool forward)
 		return -1;
 	}
 	state->next = row + 1;
+	if (state->row_keys.repeats != NULL)
+		state->run_left = state->row_keys.repeats[row] - 1;
 	return row;
 }
 
@@ -903,6 +916,7 @@ radik_scan_rescan(CustomScanState *node)
 	{
 		state->next = 0;
 		state->last_key_row = state->previous_key_row = -1;
+		state->run_left = 0;
 		ExecScanReScan(&node->ss);
 		return;
 	}

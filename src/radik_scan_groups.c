@@ -29,7 +29,7 @@ static void begin_first_of_group(RadikScanState *state, List *columns, List *ope
 								 List *collations);
 
 void
-radik_scan_begin_groups(RadikScanState *state, CustomScan *cscan, List *groups)
+radik_scan_begin_groups(RadikScanState *state, CustomScan *cscan, List *groups, int eflags)
 {
 	List	   *operators = linitial(groups);
 	List	   *collations = lsecond(groups);
@@ -72,6 +72,13 @@ radik_scan_begin_groups(RadikScanState *state, CustomScan *cscan, List *groups)
 		state->css.ss.ps.resultopsfixed = false;
 
 	state->first_of_group = list_nth_int(options, RADIK_GROUP_FIRST_OF_GROUP) != 0;
+
+	/*
+	 * Rows tied at a cut that are made from their keys need no row id each: counted, each run
+	 * returned as its rows going forward (a node read backward lists every row)
+	 */
+	state->groups.count_ties = state->groups.order_row_keys && !state->first_of_group &&
+		(eflags & EXEC_FLAG_BACKWARD) == 0;
 	if (state->first_of_group)
 		begin_first_of_group(state, list_nth(groups, 3), list_nth(groups, 4),
 							 list_nth(groups, 5));
@@ -263,6 +270,12 @@ radik_scan_row_boundaries(PlanState *node, bool *new_group, bool *new_peers)
 	RadikScanState *state = (RadikScanState *) node;
 	int64		row = state->last_key_row;
 
+	if (row >= 0 && state->previous_key_row == row)
+	{
+		/* a run's entry again (rows counted, row_keys.repeats): its row before's keys */
+		*new_group = *new_peers = false;
+		return true;
+	}
 	if (row < 1 || state->previous_key_row != row - 1)
 		return false;
 	key_row_boundaries(&state->row_keys, row, new_group, new_peers);
@@ -282,6 +295,20 @@ radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool val
 	if (!state->selected || state->over_memory || keys->keys == NULL ||
 		state->first_of_group || !ScanDirectionIsForward(node->state->es_direction))
 		return RADIK_KEY_VALUES_NONE;
+	if (state->run_left > 0)
+	{
+		/* the next row of the entry returned last, which is its run's: the same keys */
+		*new_group = *new_peers = false;
+		if (!values_kept &&
+			!radik_key_rows_fill(&state->key_rows, radik_group_row_bits(keys, row - 1),
+								 keys->keys[row - 1], keys->flags[row - 1], values, nulls))
+			elog(ERROR, "radik: rows counted whose keys do not tell their values");
+		state->run_left--;
+		state->previous_key_row = state->last_key_row;
+		if (node->instrument != NULL)
+			node->instrument->tuplecount += 1;
+		return values_kept ? RADIK_KEY_VALUES_SAME_ROW : RADIK_KEY_VALUES_ROW;
+	}
 	if (row >= state->ntids)
 	{
 		(void) radik_scan_step(state, true);
@@ -305,6 +332,8 @@ radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool val
 	state->next = row + 1;
 	state->previous_key_row = state->last_key_row;
 	state->last_key_row = row;
+	if (keys->repeats != NULL)
+		state->run_left = keys->repeats[row] - 1;
 	if (node->instrument != NULL)
 		node->instrument->tuplecount += 1;
 	return same_row ? RADIK_KEY_VALUES_SAME_ROW :

@@ -64,12 +64,15 @@ typedef struct RadikScanState
 	 * (groups.order_row_keys) makes its rows from them (radik_key_rows.h), where the selection
 	 * returned them (row_keys.keys set).  last_key_row is the row it returned last where that
 	 * was such a row going forward (else -1), previous_key_row the same for the call before:
-	 * radik_scan_row_boundaries compares their keys.
+	 * radik_scan_row_boundaries compares their keys.  Where the selection counted rows tied at
+	 * a cut (row_keys.repeats), an entry stands for several rows, returned one after the other:
+	 * run_left is how many of the last entry's rows are still to come.
 	 */
 	RadikKeyRows key_rows;
 	RadikGroupRowKeys row_keys; /* the selection's, parallel to tids */
 	int64		last_key_row;
 	int64		previous_key_row;
+	int64		run_left;
 
 	/*
 	 * DISTINCT ON: the node returns only each group's first row, where the selection keeps a
@@ -114,8 +117,12 @@ extern int64 radik_scan_step(RadikScanState *state, bool forward);
 /* Fetch the batch of rows from start (radik_scan.c). */
 extern void radik_scan_fetch_batch(RadikScanState *state, int64 start);
 
-/* A grouped node's groups, from the plan's list at RADIK_PRIVATE_GROUPS (radik_scan_groups.c). */
-extern void radik_scan_begin_groups(RadikScanState *state, CustomScan *cscan, List *groups);
+/*
+ * A grouped node's groups, from the plan's list at RADIK_PRIVATE_GROUPS, for the node started
+ * with eflags (radik_scan_groups.c).
+ */
+extern void radik_scan_begin_groups(RadikScanState *state, CustomScan *cscan, List *groups,
+									int eflags);
 
 /*
  * The rows (or distinct keys) each group keeps: the run condition's bound, an integer of any

@@ -65,7 +65,15 @@ LANGUAGE sql AS $$
 		('SELECT DISTINCT ON (g) g, v FROM radik_kr ORDER BY g DESC, v DESC', 'g, v', true),
 		('SELECT DISTINCT ON (fg) fg, id FROM radik_kr ORDER BY fg DESC NULLS LAST, id', NULL, false),
 		('SELECT * FROM (SELECT g, v, note, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_kr) s WHERE r <= 3',
-		 'g, v, r', true)) AS c(q, keys, same_rows)
+		 'g, v, r', true),
+		-- rows tied at a cut that moves: the first half of the table holds only the key 5
+		('SELECT * FROM (SELECT g, CASE WHEN id <= 15000 THEN 5 ELSE id % 3 END AS m, rank() OVER (PARTITION BY g ORDER BY CASE WHEN id <= 15000 THEN 5 ELSE id % 3 END) AS r FROM radik_kr) s WHERE r <= 2',
+		 'g, m, r', true),
+		('SELECT * FROM (SELECT g, CASE WHEN id <= 15000 THEN 5 ELSE id % 3 END AS m, dense_rank() OVER (PARTITION BY g ORDER BY CASE WHEN id <= 15000 THEN 5 ELSE id % 3 END DESC) AS r FROM radik_kr) s WHERE r <= 2',
+		 'g, m, r', true),
+		-- rows tied at the cut in float groups: the -0/+0 and NaN groups' rows fetched among them
+		('SELECT * FROM (SELECT fg, d, rank() OVER (PARTITION BY fg ORDER BY d DESC) AS r FROM radik_kr) s WHERE r <= 1',
+		 'fg, d, r', true)) AS c(q, keys, same_rows)
 $$;
 
 -- Made from keys, and not where the query reads another column (note).
@@ -80,6 +88,21 @@ SELECT * FROM radik_kr_answers();
 -- the output is volatile or row_number(), which differ from row to row.
 SELECT radik_compare('SELECT count(*) = count(DISTINCT x) AS own_values FROM (SELECT g, d, rank() OVER (PARTITION BY g ORDER BY d DESC) AS r, random() AS x FROM radik_kr) s WHERE r <= 3') AS volatile_column_per_row,
 	radik_compare('SELECT * FROM (SELECT row_number() OVER w AS n, g, d, rank() OVER w AS r FROM radik_kr WINDOW w AS (PARTITION BY g ORDER BY d DESC)) s WHERE r <= 1') AS rank_with_row_number;
+
+-- Rows tied at a group's cut that are made from their keys are counted, not kept: a run of them
+-- is one entry, returned as its rows, in a scrollable cursor (which keeps the rows it has read)
+-- and in a node rescanned.  "Rows Sent" counts the rows.
+SELECT radik_cursor_moves('SELECT * FROM (SELECT g, d, rank() OVER (PARTITION BY g ORDER BY d DESC) AS r FROM radik_kr) s WHERE r <= 1', true, true) =
+	radik_cursor_moves('SELECT * FROM (SELECT g, d, rank() OVER (PARTITION BY g ORDER BY d DESC) AS r FROM radik_kr) s WHERE r <= 1', false, true) AS counted_cursor_walk;
+SELECT (radik_analyzed_scan(q) ->> 'Rows Sent')::numeric = radik_pg_count(q) AS counted_rows_sent
+FROM (VALUES ('SELECT * FROM (SELECT g, d, rank() OVER (PARTITION BY g ORDER BY d DESC) AS r FROM radik_kr) s WHERE r <= 3')) AS c(q);
+SET enable_material = off;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT radik_compare('SELECT n, x.g, x.d, x.r FROM (VALUES (1), (2), (3)) v(n) LEFT JOIN (SELECT * FROM (SELECT g, d, rank() OVER (PARTITION BY g ORDER BY d DESC) AS r FROM radik_kr) s WHERE r <= 1) x ON x.g % 7 = n ORDER BY n, x.g') AS counted_rows_rescanned;
+RESET enable_material;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
 
 -- EXPLAIN ANALYZE counts every row the grouped node returns, also those the numbering node
 -- takes from its keys without the executor: as many as PostgreSQL's answer has (rank() <= 3
