@@ -105,6 +105,15 @@ radik_group_order_by_bits(Oid type, Oid sort_operator)
 		opfamily == get_opclass_family(opclass) && opcintype == type;
 }
 
+bool
+radik_groups_sorted_by_keys(int ngroup_keys, Oid group_type, int nsort_keys, int selecting,
+							Oid first_type, Oid first_sort_operator, Oid selecting_type)
+{
+	return ngroup_keys == 1 && selecting == 1 && nsort_keys == 2 && group_type == first_type &&
+		radik_group_order_by_bits(first_type, first_sort_operator) &&
+		radik_key_type_exact(selecting_type);
+}
+
 /* An integer type's value as an int64. */
 static int64
 integer_value(Datum value, Oid type)
@@ -627,29 +636,50 @@ radik_groups_cut(const RadikGroupSet *set, const Candidate *rows, int64 n, bool 
 }
 
 /*
- * Make the runs of each key among n sorted candidates one run (candidates of one key lie
- * together, runs and rows in any order); returns how many candidates are left, still sorted.
+ * Do the keys of a group's rows of key tell their values exactly (radik_groups_count_ties)?  Not
+ * where one stands for several values (a float zero, which may be -0, and NaN).
+ */
+static bool
+tie_keys_exact(const RadikGroupSet *set, const KeptGroup *group, uint64 key)
+{
+	bool		exact = true;
+
+	if (!group->bits_null)
+		(void) radik_datum_from_key(set->keys->types[0], false, group->key.bits, &exact);
+	if (exact)
+		(void) radik_datum_from_key(set->tie_key_type, set->tie_key_descending, key, &exact);
+	return exact;
+}
+
+/*
+ * Make a group's n sorted candidates of each key one run, where its rows' keys tell their values
+ * (tie_keys_exact), so that a group holds a candidate a key after each cut, whatever its ties;
+ * returns how many candidates are left, still sorted.
  */
 static int64
-merge_runs(const RadikGroupSet *set, Candidate *rows, int64 n)
+merge_runs(const RadikGroupSet *set, const KeptGroup *group, Candidate *rows, int64 n)
 {
 	int64		out = 0;
-	int64		run = -1;		/* where the run of the key of rows[out - 1] went */
+	int64		run = -1;		/* the run of the key of rows[out - 1], or -1 */
 
 	for (int64 i = 0; i < n; i++)
 	{
-		if (out > 0 && compare_candidates(&rows[out - 1], &rows[i], set) != 0)
-			run = -1;
-		if (candidate_is_run(&rows[i]))
+		if (out == 0 || compare_candidates(&rows[out - 1], &rows[i], set) != 0)
 		{
-			if (run >= 0)
-			{
-				rows[run].id += candidate_rows(&rows[i]);
-				continue;
-			}
-			run = out;
+			/* a new key: counted where its keys tell its rows' values */
+			run = -1;
+			if ((rows[i].id & KEY_NULL_FLAG) == 0 && tie_keys_exact(set, group, rows[i].key))
+				run = out;
 		}
-		rows[out++] = rows[i];
+		else if (run >= 0)
+		{
+			rows[run].id += candidate_rows(&rows[i]);
+			continue;
+		}
+		rows[out] = rows[i];
+		if (run == out && !candidate_is_run(&rows[out]))
+			rows[out].id = RUN_FLAG | 1;
+		out++;
 	}
 	return out;
 }
@@ -675,7 +705,7 @@ prune_group(RadikGroupSet *set, KeptGroup *group)
 		group->threshold = rows[keep - 1].key;
 	}
 	if (set->count_ties)
-		keep = merge_runs(set, rows, keep);
+		keep = merge_runs(set, group, rows, keep);
 	set->held -= group->count - keep;
 	group->count = keep;
 	group->cut_count = keep;
@@ -684,12 +714,13 @@ prune_group(RadikGroupSet *set, KeptGroup *group)
 
 /*
  * Cut a group whose rows may not be cut yet: rows added since its last cut, and more than k of
- * them (k rows or fewer hold no more than k distinct keys, and are all kept).
+ * them (k rows or fewer hold no more than k distinct keys, and are all kept; not k candidates,
+ * where runs count several rows).
  */
 void
 radik_groups_finish(RadikGroupSet *set, KeptGroup *group)
 {
-	if (group->count > group->cut_count && group->count > set->k)
+	if (group->count > group->cut_count && (group->count > set->k || set->count_ties))
 		prune_group(set, group);
 }
 
@@ -707,22 +738,6 @@ grow_rows(RadikGroupSet *set, KeptGroup *group)
 	else
 		group->rows = repalloc_huge(group->rows, capacity * sizeof(Candidate));
 	group->capacity = capacity;
-}
-
-/*
- * Do the keys of a group's rows of key tell their values exactly (radik_groups_count_ties)?  Not
- * where one stands for several values (a float zero, which may be -0, and NaN).
- */
-static bool
-tie_keys_exact(const RadikGroupSet *set, const KeptGroup *group, uint64 key)
-{
-	bool		exact = true;
-
-	if (!group->bits_null)
-		(void) radik_datum_from_key(set->keys->types[0], false, group->key.bits, &exact);
-	if (exact)
-		(void) radik_datum_from_key(set->tie_key_type, set->tie_key_descending, key, &exact);
-	return exact;
 }
 
 /*
