@@ -80,6 +80,7 @@
 #include "radik_declines.h"
 #include "radik_groups.h"
 #include "radik_key_mapper.h"
+#include "radik_key_rows.h"
 #include "radik_paths.h"
 #include "radik_rank.h"
 #include "radik_settings.h"
@@ -242,7 +243,7 @@ groups_pass_memory(double ngroups, double kept)
 static bool
 cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List *quals,
 				const RadikPlannedKey *selecting, const RadikPlannedGroups *groups,
-				double count, int workers)
+				double count, bool ties_counted, int workers)
 {
 	double		tuples = Max(scan_rel->tuples, 1);
 	double		rows = Max(scan_rel->rows, 1);
@@ -253,6 +254,8 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 	double		rows_per_key;
 	double		kept_per_group;
 	double		kept;
+	double		held_per_group;
+	double		held;
 	double		spc_seq_page_cost;
 	QualCost	qual_cost;
 	QualCost	key_cost;
@@ -280,7 +283,14 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 	kept_per_group = groups->cut == RADIK_GROUP_CUT_DISTINCT ? count * rows_per_key :
 		groups->cut == RADIK_GROUP_CUT_EXACT_ROWS ? count : count + rows_per_key - 1.0;
 	kept = Min(rows, ngroups * kept_per_group);
-	if (groups_pass_memory(ngroups, kept))
+
+	/*
+	 * What the groups hold: their rows, or where they count the rows tied at their cuts, about a
+	 * candidate a key they keep, twice that before each cut.
+	 */
+	held_per_group = ties_counted ? Min(kept_per_group, 2.0 * (count + 1.0)) : kept_per_group;
+	held = Min(rows, ngroups * held_per_group);
+	if (groups_pass_memory(ngroups, held))
 	{
 		/*
 		 * Trusted where the count is of values ANALYZE's sample saw (at most its rows): then the
@@ -293,11 +303,11 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 			 groups_pass_memory(ngroups, Min(rows, ngroups * count))))
 		{
 			radik_decline("the best rows of each group: those of %.0f groups, %.0f rows, would pass the memory of a hash table (work_mem x hash_mem_multiplier)",
-						  ngroups, kept);
+						  ngroups, held);
 			return false;
 		}
 		ngroups = (double) get_hash_memory_limit() /
-			(GROUP_BYTES + kept_per_group * KEPT_ROW_BYTES);
+			(GROUP_BYTES + held_per_group * KEPT_ROW_BYTES);
 		kept = Min(rows, ngroups * kept_per_group);
 	}
 	kept = clamp_row_est(kept);
@@ -338,6 +348,25 @@ cost_group_path(PlannerInfo *root, RelOptInfo *scan_rel, CustomPath *path, List 
 }
 
 /*
+ * Will the groups of a grouped path returning target count the rows tied at their cuts, as the
+ * node does where it makes its rows from their group key and sort key alone
+ * (radik_scan_begin_groups, radik_groups_count_ties)?
+ */
+static bool
+ties_counted(PathTarget *target, List *keys, const RadikPlannedGroups *groups)
+{
+	RadikPlannedKey *first = linitial(keys);
+	RadikPlannedKey *selecting = list_nth(keys, groups->selecting_key);
+
+	return groups->cut != RADIK_GROUP_CUT_EXACT_ROWS && !groups->first_of_group &&
+		radik_groups_sorted_by_keys(list_length(groups->exprs),
+									exprType(linitial(groups->exprs)), list_length(keys),
+									groups->selecting_key, first->type, first->sort_operator,
+									selecting->type) &&
+		radik_key_rows_possible(target->exprs, linitial(groups->exprs), selecting->expr);
+}
+
+/*
  * The grouped paths over scan_rel returning the rows of keys' order (partition or DISTINCT ON
  * keys first) as pathkeys, keys[selecting] being the key each group keeps its best count of: with
  * the parallel workers the table allows, then (unless radik.force makes the first the only one)
@@ -368,7 +397,8 @@ make_group_paths(PlannerInfo *root, RelOptInfo *scan_rel, PathTarget *target, Li
 		CustomPath *path = radik_make_path(scan_rel, target, pathkeys, keys, workers, groups);
 
 		/* declined or not, whatever the workers */
-		if (!cost_group_path(root, scan_rel, path, quals, selecting, groups, count, workers))
+		if (!cost_group_path(root, scan_rel, path, quals, selecting, groups, count,
+							 ties_counted(target, keys, groups), workers))
 			return NIL;
 		path->custom_paths = list_make1(sorted);
 		/* the sorted plan below may be a Gather Merge, which reads forward only */

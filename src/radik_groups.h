@@ -104,6 +104,16 @@ extern bool radik_group_key_hashable(Oid equality_operator);
 extern bool radik_group_order_by_bits(Oid type, Oid sort_operator);
 
 /*
+ * Can a grouped selection return its rows in the order of its sort keys, with their keys
+ * (radik_groups_sorted_rows), sparing the caller its sort?  Where it groups by one key, of
+ * group_type, sorted first (the first of nsort_keys, of first_type, by first_sort_operator), and
+ * selects by the second and last sort key (selecting, of selecting_type) of an exact type.
+ */
+extern bool radik_groups_sorted_by_keys(int ngroup_keys, Oid group_type, int nsort_keys,
+										int selecting, Oid first_type, Oid first_sort_operator,
+										Oid selecting_type);
+
+/*
  * Fill keys for grouping rel's rows by exprs (plan expressions over rel's columns, one per key),
  * equal by equality_operators with collations; expressions are compiled for parent (may be NULL).
  */

@@ -29,6 +29,36 @@
 #include "radik_groups.h"
 #include "radik_key_rows.h"
 
+/* Where expr's value comes from, of rows made from group_expr and order_expr; false: neither. */
+static bool
+key_column(Expr *expr, Expr *group_expr, Expr *order_expr, RadikKeyColumn *column)
+{
+	if (equal(expr, group_expr))
+		*column = RADIK_KEY_COLUMN_GROUP;
+	else if (equal(expr, order_expr))
+		*column = RADIK_KEY_COLUMN_ORDER;
+	else if (IsA(expr, Const))
+		*column = RADIK_KEY_COLUMN_CONST;
+	else
+		return false;
+	return true;
+}
+
+bool
+radik_key_rows_possible(List *exprs, Expr *group_expr, Expr *order_expr)
+{
+	ListCell   *lc;
+
+	foreach(lc, exprs)
+	{
+		RadikKeyColumn column;
+
+		if (!key_column(lfirst(lc), group_expr, order_expr, &column))
+			return false;
+	}
+	return true;
+}
+
 bool
 radik_key_rows_begin(RadikKeyRows *rows, List *targetlist, Expr *group_expr, Expr *order_expr,
 					 Oid order_type, bool order_descending, EState *estate)
@@ -45,24 +75,15 @@ radik_key_rows_begin(RadikKeyRows *rows, List *targetlist, Expr *group_expr, Exp
 	{
 		Expr	   *expr = ((TargetEntry *) lfirst(lc))->expr;
 
-		if (equal(expr, group_expr))
+		if (!key_column(expr, group_expr, order_expr, &rows->columns[i]))
+			return false;
+		rows->reads_group |= rows->columns[i] == RADIK_KEY_COLUMN_GROUP;
+		rows->reads_order |= rows->columns[i] == RADIK_KEY_COLUMN_ORDER;
+		if (rows->columns[i] == RADIK_KEY_COLUMN_CONST)
 		{
-			rows->columns[i] = RADIK_KEY_COLUMN_GROUP;
-			rows->reads_group = true;
-		}
-		else if (equal(expr, order_expr))
-		{
-			rows->columns[i] = RADIK_KEY_COLUMN_ORDER;
-			rows->reads_order = true;
-		}
-		else if (IsA(expr, Const))
-		{
-			rows->columns[i] = RADIK_KEY_COLUMN_CONST;
 			rows->const_values[i] = ((Const *) expr)->constvalue;
 			rows->const_nulls[i] = ((Const *) expr)->constisnull;
 		}
-		else
-			return false;
 		i++;
 	}
 	rows->ncolumns = n;

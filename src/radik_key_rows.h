@@ -34,6 +34,13 @@ typedef struct RadikKeyRows
 } RadikKeyRows;
 
 /*
+ * Is every one of exprs (a grouped node's target, over its table) group_expr, order_expr or a
+ * constant, so that its rows can be made from their keys (for the planner, which then counts
+ * the rows tied at a cut as the groups will, radik_groups_count_ties)?
+ */
+extern bool radik_key_rows_possible(List *exprs, Expr *group_expr, Expr *order_expr);
+
+/*
  * Can the rows of targetlist (a grouped node's, over its table) be made from each row's group
  * key, which is group_expr, and its sort key, order_expr of order_type (an exact key type, its
  * engine key descending or not)?  Where each entry is one of them or a constant, fills rows (in

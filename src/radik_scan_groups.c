@@ -54,10 +54,11 @@ radik_scan_begin_groups(RadikScanState *state, CustomScan *cscan, List *groups, 
 	 * Sorted by one group key, in its type's default order, then by an exact selecting key: the
 	 * groups can return their rows in that order (radik_groups_sorted_rows), sparing the sort.
 	 */
-	state->groups.order_rows = nkeys == 1 && state->selecting == 1 && state->nkeys == 2 &&
-		exprType(linitial(state->groups.exprs)) == state->keys[0].type &&
-		radik_group_order_by_bits(state->keys[0].type, state->sort_operators[0]) &&
-		radik_key_type_exact(state->keys[1].type);
+	state->groups.order_rows =
+		radik_groups_sorted_by_keys(nkeys, exprType(linitial(state->groups.exprs)), state->nkeys,
+									state->selecting, state->keys[0].type,
+									state->sort_operators[0],
+									state->keys[state->selecting].type);
 	state->groups.order_descending = state->keys[0].descending;
 	state->groups.order_nulls_first = state->keys[0].nulls_first;
 

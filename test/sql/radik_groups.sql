@@ -352,31 +352,38 @@ SELECT radik_compare('SELECT * FROM (SELECT many, v, row_number() OVER (PARTITIO
 RESET work_mem;
 SELECT radik_compare('SELECT * FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v) AS r FROM radik_gr_unanalyzed) s WHERE r <= 1') AS analyzed;
 -- Groups whose rows tie on the selecting key: rank() keeps every row tied at a group's cut, here
--- about 200 rows in each of 100 groups.  The planner's counts of the groups and of their keys
--- are of values ANALYZE's sample saw, so radik trusts them: in 64kB the tied rows would not fit,
--- and radik declines, saying why, while row_number() over a key without ties fits; with the
--- default work_mem both are taken, and both answers are PostgreSQL's.
+-- 60 rows in each of 1000 groups.  The planner's counts of the groups and of their keys are of
+-- values ANALYZE's sample saw, so radik trusts them: in 512kB the tied rows would not fit, and
+-- radik declines, saying why, where the query reads a column beside the keys (id), while
+-- row_number() over a key without ties fits.  Where it reads only the group key and the sort
+-- key, the groups count their tied rows instead of keeping each (a candidate a key), which fits
+-- both by the planner's estimate and at run time (no selection over memory).  With the default
+-- work_mem all are taken, and every answer is PostgreSQL's.
 CREATE TABLE radik_gr_ties AS
-	SELECT i % 100 AS g, (i / 100) % 10 AS few, (i * 7919 % 10007)::float8 AS v, i AS id
-	FROM generate_series(1, 200000) i;
+	SELECT i % 1000 AS g, (i / 1000) % 5 AS few, (i::int8 * 7919 % 10007)::float8 AS v, i AS id
+	FROM generate_series(1, 300000) i;
 ANALYZE radik_gr_ties;
 CREATE TEMP TABLE radik_gr_ties_questions (q text, k text);
 INSERT INTO radik_gr_ties_questions VALUES
 	('SELECT * FROM (SELECT g, few, rank() OVER (PARTITION BY g ORDER BY few) AS r FROM radik_gr_ties) s WHERE r <= 3', 'g, few, r'),
+	('SELECT * FROM (SELECT g, few, id, rank() OVER (PARTITION BY g ORDER BY few) AS r FROM radik_gr_ties) s WHERE r <= 3', 'g, few, r'),
 	('SELECT * FROM (SELECT g, v, id, row_number() OVER (PARTITION BY g ORDER BY v, id) AS r FROM radik_gr_ties) s WHERE r <= 3', 'g, v, id, r');
-SET work_mem = '64kB';
-SELECT q, radik_plan_uses_radik(q) AS uses_radik_in_64kb FROM radik_gr_ties_questions;
+SET work_mem = '512kB';
+SELECT q, radik_plan_uses_radik(q) AS uses_radik_in_512kb FROM radik_gr_ties_questions;
 DO $$
 DECLARE
 	line text;
 BEGIN
 	FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' ||
-		(SELECT q FROM radik_gr_ties_questions WHERE q ~ 'rank') LOOP
+		(SELECT q FROM radik_gr_ties_questions WHERE q ~ 'id, rank') LOOP
 		IF line LIKE 'RadiK Declined%' THEN
 			RAISE NOTICE '%', line;
 		END IF;
 	END LOOP;
 END $$;
+SELECT radik_compare(q, NULL, k) AS counted_answer,
+	radik_analyzed_scan(q) ->> 'Selections Over Memory' AS counted_over_memory
+FROM radik_gr_ties_questions WHERE q ~ 'few, rank';
 RESET work_mem;
 SELECT q, radik_compare(q, NULL, k) AS answer FROM radik_gr_ties_questions;
 DROP TABLE radik_gr_ties_questions;
