@@ -298,43 +298,35 @@ radik_scan_next_key_values(PlanState *node, Datum *values, bool *nulls, bool val
 		return RADIK_KEY_VALUES_NONE;
 	if (state->run_left > 0)
 	{
-		/* the next row of the entry returned last, which is its run's: the same keys */
+		/* the entry returned last again, a run of rows counted: the same keys */
+		row = state->next - 1;
+		boundaries_known = true;
 		*new_group = *new_peers = false;
-		if (!values_kept &&
-			!radik_key_rows_fill(&state->key_rows, radik_group_row_bits(keys, row - 1),
-								 keys->keys[row - 1], keys->flags[row - 1], values, nulls))
-			elog(ERROR, "radik: rows counted whose keys do not tell their values");
-		state->run_left--;
-		state->previous_key_row = state->last_key_row;
-		if (node->instrument != NULL)
-			node->instrument->tuplecount += 1;
-		return values_kept ? RADIK_KEY_VALUES_SAME_ROW : RADIK_KEY_VALUES_ROW;
 	}
-	if (row >= state->ntids)
+	else if (row >= state->ntids)
 	{
 		(void) radik_scan_step(state, true);
 		state->previous_key_row = state->last_key_row = -1;
 		return RADIK_KEY_VALUES_END;
 	}
+	else
+	{
+		/* the row before made from its keys, as radik_scan_row_boundaries asks */
+		boundaries_known = row > 0 && state->last_key_row == row - 1;
+		if (boundaries_known)
+			key_row_boundaries(keys, row, new_group, new_peers);
+	}
 
-	/*
-	 * The row before made from its keys (as radik_scan_row_boundaries asks), and this row of its
-	 * group and its peer: the same row
-	 */
-	boundaries_known = row > 0 && state->last_key_row == row - 1;
-	if (boundaries_known)
-		key_row_boundaries(keys, row, new_group, new_peers);
+	/* this row of the row before's group and its peer: the same row */
 	same_row = boundaries_known && values_kept && !*new_group && !*new_peers;
 	if (!same_row &&
 		!radik_key_rows_fill(&state->key_rows, radik_group_row_bits(keys, row), keys->keys[row],
 							 keys->flags[row], values, nulls))
 		return RADIK_KEY_VALUES_NONE;
 
-	state->next = row + 1;
+	(void) radik_scan_step(state, true);
 	state->previous_key_row = state->last_key_row;
 	state->last_key_row = row;
-	if (keys->repeats != NULL)
-		state->run_left = keys->repeats[row] - 1;
 	if (node->instrument != NULL)
 		node->instrument->tuplecount += 1;
 	return same_row ? RADIK_KEY_VALUES_SAME_ROW :
