@@ -135,8 +135,9 @@ extern RadikGroupSet *radik_groups_create(const RadikGroupKeys *keys, int64 k, R
 extern void radik_groups_free(RadikGroupSet *set);
 
 /*
- * Count the rows tied at a group's cut instead of keeping each, where the caller makes the rows
- * it returns from their keys alone (radik_key_rows.h) and the keys tell the values exactly:
+ * Count a group's rows of one key instead of keeping each, where the caller makes the rows it
+ * returns from their keys alone (radik_key_rows.h) and the keys tell the values exactly: a row
+ * tied at the cut is counted on arrival, and at each cut the rows of a key become one count.
  * rank() over a key of few values keeps a tenth of a table as ties, which then cost a counter,
  * not a row id each to keep, send to the backend, merge and list.  key_type and descending are
  * the selecting key's, whose engine keys are offered.  For a set grouped by bits, whose rows
