@@ -26,7 +26,9 @@
  * read() (after a restart, every page of a million rows kept: a grouped selection of 50M rows
  * took half the time).  A caller that fetches its rows in several batches, each spread over the
  * table, reads a page in many of them: it reads through shared buffers, where the page then
- * stays, rather than copying it again each time.
+ * stays, rather than copying it again each time.  A copy holds only the page's header, its line
+ * pointers and the rows fetched from it (radik_page_source_read_rows_into), not the whole 8 kB
+ * page of which a million rows kept over a table use a row or two.
  */
 #include "postgres.h"
 
@@ -97,15 +99,26 @@ pin_page_ahead(RadikPageSource *source, const RadikFetchOrder *order, int64 n, i
 			   FetchPage *page)
 {
 	const char *memory;
+	OffsetNumber offsets[MaxHeapTuplesPerPage];
+	int			noffsets = 0;
 
 	page->first = *cursor;
 	page->block = radik_packed_tid_block(order[page->first].packed_tid);
-	for (page->end = page->first + 1;
+	for (page->end = page->first;
 		 page->end < n && radik_packed_tid_block(order[page->end].packed_tid) == page->block;
 		 page->end++)
-		;
+	{
+		if (noffsets < MaxHeapTuplesPerPage)
+			offsets[noffsets] = radik_packed_tid_offset(order[page->end].packed_tid);
+		noffsets++;
+	}
 	*cursor = page->end;
-	page->ref = radik_page_source_read_into(source, page->block, page->copy);
+	/* more rows than a page holds (a row asked for twice): the whole page */
+	if (noffsets <= MaxHeapTuplesPerPage)
+		page->ref = radik_page_source_read_rows_into(source, page->block, page->copy, offsets,
+													 noffsets);
+	else
+		page->ref = radik_page_source_read_into(source, page->block, page->copy);
 	page->tuples_prefetched = false;
 
 	memory = (const char *) page->ref.page;

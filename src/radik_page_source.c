@@ -36,7 +36,9 @@
  * there goes back to touching first.
  * The fetches of selected rows by their TIDs (radik_fetch.c) read through a source as well
  * (radik_page_source_begin_fetch): without a ring, and copying only where a scan of the table
- * would read it through one.  radik.page_cache_reads turns copying off.
+ * would read it through one; where the cluster has no data checksums, a fetch copies only the
+ * page's header, its line pointers and the rows it reads, which are exact for the same reason.
+ * radik.page_cache_reads turns copying off.
  */
 #include "postgres.h"
 
@@ -257,17 +259,57 @@ page_verified(Page page, BlockNumber block)
 }
 
 /*
- * Copy block into copy from the page cache, if no shared buffer holds it and the copy can stand
- * for the page (see above): true.  Else false, with *found the buffer the lookup saw holding the
- * block (InvalidBuffer if none, or if none was looked up).
+ * Copy of a page only its header, its line pointers and the rows at offsets (a row's bytes lie
+ * where they lie on the page): false, with the copy unusable, where one of those rows has no
+ * storage within the page (the page is then read through shared buffers, where PostgreSQL says
+ * what is wrong with it).  Called under the block's partition lock.
  */
 static bool
-copy_block(RadikPageSource *source, BlockNumber block, Page copy, Buffer *found)
+copy_page_rows(Page copy, const char *from, const OffsetNumber *offsets, int noffsets)
+{
+	Size		lower;
+
+	memcpy(copy, from, SizeOfPageHeaderData);
+	lower = ((PageHeader) copy)->pd_lower;
+	if (lower < SizeOfPageHeaderData || lower > BLCKSZ)
+		return false;
+	memcpy((char *) copy + SizeOfPageHeaderData, from + SizeOfPageHeaderData,
+		   lower - SizeOfPageHeaderData);
+	for (int i = 0; i < noffsets; i++)
+	{
+		OffsetNumber offnum = offsets[i];
+		ItemId		lp;
+		Size		offset;
+		Size		length;
+
+		if (offnum < FirstOffsetNumber || offnum > PageGetMaxOffsetNumber(copy))
+			return false;
+		lp = PageGetItemId(copy, offnum);
+		offset = ItemIdGetOffset(lp);
+		length = ItemIdGetLength(lp);
+		if (!ItemIdIsNormal(lp) || offset < lower || offset + length > BLCKSZ)
+			return false;
+		memcpy((char *) copy + offset, from + offset, length);
+	}
+	return true;
+}
+
+/*
+ * Copy block into copy from the page cache, if no shared buffer holds it and the copy can stand
+ * for the page (see above): true.  Else false, with *found the buffer the lookup saw holding the
+ * block (InvalidBuffer if none, or if none was looked up).  With offsets not NULL, and where the
+ * cluster has no data checksums (a checksum is of the whole page), only the rows at offsets are
+ * copied with the page's header and line pointers (copy_page_rows).
+ */
+static bool
+copy_block(RadikPageSource *source, BlockNumber block, Page copy, const OffsetNumber *offsets,
+		   int noffsets, Buffer *found)
 {
 	RadikFileWindow *window = source->window;
 	LWLock	   *partition_lock;
 	const char *from;
 	int			buf_id;
+	bool		copied_rows = true;
 
 	*found = InvalidBuffer;
 	if (source->in_buffers)
@@ -292,9 +334,13 @@ copy_block(RadikPageSource *source, BlockNumber block, Page copy, Buffer *found)
 	for (int offset = 0; offset < BLCKSZ; offset += TOUCH_STRIDE)
 		(void) *(volatile const char *) (from + offset);
 
+	if (DataChecksumsEnabled())
+		offsets = NULL;
 	buf_id = lookup_block(source, block, true, &partition_lock);
-	if (buf_id < 0)
+	if (buf_id < 0 && offsets == NULL)
 		memcpy(copy, from, BLCKSZ);
+	else if (buf_id < 0)
+		copied_rows = copy_page_rows(copy, from, offsets, noffsets);
 	LWLockRelease(partition_lock);
 
 	if (buf_id >= 0)
@@ -303,6 +349,8 @@ copy_block(RadikPageSource *source, BlockNumber block, Page copy, Buffer *found)
 		*found = buf_id + 1;
 		return false;
 	}
+	if (!copied_rows)
+		return false;
 	if (PageIsNew(copy) || !page_verified(copy, block) || !PageIsAllVisible(copy))
 		return false;
 	source->pages_copied++;
@@ -367,13 +415,21 @@ radik_page_source_begin_fetch(RadikPageSource *source, Relation rel, Snapshot sn
 RadikPageRef
 radik_page_source_read_into(RadikPageSource *source, BlockNumber block, Page copy)
 {
+	return radik_page_source_read_rows_into(source, block, copy, NULL, 0);
+}
+
+RadikPageRef
+radik_page_source_read_rows_into(RadikPageSource *source, BlockNumber block, Page copy,
+								 const OffsetNumber *offsets, int noffsets)
+{
 	RadikPageRef ref;
 	Buffer		found = InvalidBuffer;
 
 	ref.buffer = pin_guessed_buffer(source, block);
 	if (!BufferIsValid(ref.buffer))
 	{
-		if (radik_page_source_may_copy(source) && copy_block(source, block, copy, &found))
+		if (radik_page_source_may_copy(source) &&
+			copy_block(source, block, copy, offsets, noffsets, &found))
 		{
 			ref.page = copy;
 			return ref;

@@ -84,6 +84,15 @@ extern RadikPageRef radik_page_source_read(RadikPageSource *source, BlockNumber 
 extern RadikPageRef radik_page_source_read_into(RadikPageSource *source, BlockNumber block,
 												Page copy);
 
+/*
+ * block's page for reading only the rows at offsets, as radik_page_source_read_into, but a copy
+ * from the page cache may hold only the page's header, its line pointers and those rows (the
+ * rest of copy left as it was): a page read for a row or two is not copied whole.
+ */
+extern RadikPageRef radik_page_source_read_rows_into(RadikPageSource *source, BlockNumber block,
+													 Page copy, const OffsetNumber *offsets,
+													 int noffsets);
+
 /* Whether the source may copy pages from the page cache (else every page is pinned). */
 static inline bool
 radik_page_source_may_copy(const RadikPageSource *source)
