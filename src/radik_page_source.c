@@ -259,8 +259,8 @@ page_verified(Page page, BlockNumber block)
 }
 
 /*
- * Copy of a page only its header, its line pointers and the rows at offsets (a row's bytes lie
- * where they lie on the page): false, with the copy unusable, where one of those rows has no
+ * Copy only a page's header, its line pointers and the rows at offsets into copy, each row's
+ * bytes where they lie on the page: false, the copy unusable, where one of those rows has no
  * storage within the page (the page is then read through shared buffers, where PostgreSQL says
  * what is wrong with it).  Called under the block's partition lock.
  */
