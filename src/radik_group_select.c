@@ -94,6 +94,8 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 						workers != NULL ? radik_parallel_table_scan(workers) : NULL,
 						selection->econtext, selection->qual, selection->key, 0);
 	radik_extract_to_groups(&extractor, set);
+	if (selection->carry_bytes > 0)
+		radik_groups_copy_while_reading(set, get_hash_memory_limit() / 2);
 
 	/* rows go to the groups, not to the batch, which only has to have room */
 	memset(&batch, 0, sizeof(batch));
@@ -121,7 +123,7 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 				selection->carry_bytes > 0;
 		}
 		CHECK_FOR_INTERRUPTS();
-		if (radik_groups_memory(set) > memory_limit ||
+		if (!radik_groups_within_memory(set, memory_limit) ||
 			(workers != NULL && radik_parallel_groups_stopped(workers)))
 		{
 			within_memory = false;
@@ -129,7 +131,7 @@ read_into_groups(const RadikSelection *selection, const RadikGroupSpec *groups,
 				radik_parallel_stop_groups(workers);
 			break;
 		}
-		/* its blocks read, the rows it keeps fetched (while the workers fetch theirs) */
+		/* its blocks read, the rows it keeps and did not copy fetched (while workers read) */
 		if (carry_own)
 		{
 			RadikGroupRowsSource own_rows;

@@ -760,8 +760,8 @@ count_tie(RadikGroupSet *set, KeptGroup *group, uint64 key, uint64 *id)
 	return false;
 }
 
-/* Offer a row to its group: kept unless beyond the group's cut. */
-static pg_attribute_always_inline void
+/* Offer a row to its group: kept (true) unless beyond the group's cut. */
+static pg_attribute_always_inline bool
 add_row(RadikGroupSet *set, KeptGroup *group, uint64 key, bool key_null, uint64 row_id)
 {
 	uint8		class = order_class(set, key_null);
@@ -775,9 +775,9 @@ add_row(RadikGroupSet *set, KeptGroup *group, uint64 key, bool key_null, uint64 
 		int			order = compare_order(class, key, group->threshold_class, group->threshold);
 
 		if (order >= (set->cut == RADIK_GROUP_CUT_EXACT_ROWS ? 0 : 1))
-			return;				/* beyond the group's cut, or at it where ties are not kept */
+			return false;		/* beyond the group's cut, or at it where ties are not kept */
 		if (order == 0 && set->count_ties && !key_null && count_tie(set, group, key, &id))
-			return;
+			return false;
 	}
 	if (group->rows == NULL ? group->count == set->inline_capacity :
 		group->count == group->capacity)
@@ -788,6 +788,7 @@ add_row(RadikGroupSet *set, KeptGroup *group, uint64 key, bool key_null, uint64 
 	set->held++;
 	if (group->count >= group->prune_at)
 		prune_group(set, group);
+	return true;
 }
 
 void
@@ -802,7 +803,7 @@ radik_groups_offer(RadikGroupSet *set, const Datum *group_values, const bool *gr
 								   group_nulls[0]);
 	else
 		group = find_group_by_values(set, group_values, group_nulls);
-	add_row(set, group, key, key_null, row_id);
+	(void) add_row(set, group, key, key_null, row_id);
 }
 
 /* The group key's values for a heap tuple. */
@@ -852,7 +853,8 @@ radik_groups_offer_tuple(RadikGroupSet *set, HeapTuple tuple, uint64 key, bool k
  * for row after row (with groups scattered over the table, nearly every row's slot and record are
  * out of the caches): the keys' bits with their slots asked for, then the groups found with their
  * records asked for, then the rows.  A table in the caches needs none of that: each row is found
- * and offered in one round.
+ * and offered in one round.  Where the set copies the rows it keeps, the rows kept are copied
+ * once the page's rows are offered (radik_groups_copy_page_rows).
  */
 void
 radik_groups_offer_tuples(RadikGroupSet *set, HeapTupleData *tuples, const uint64 *keys,
@@ -862,6 +864,8 @@ radik_groups_offer_tuples(RadikGroupSet *set, HeapTupleData *tuples, const uint6
 	uint64		bits[MaxHeapTuplesPerPage];
 	bool		nulls[MaxHeapTuplesPerPage];
 	KeptGroup  *groups[MaxHeapTuplesPerPage];
+	int			kept[MaxHeapTuplesPerPage];
+	int			nkept = 0;
 
 	if (group_keys->bits_map == NULL || n > MaxHeapTuplesPerPage)
 	{
@@ -877,29 +881,37 @@ radik_groups_offer_tuples(RadikGroupSet *set, HeapTupleData *tuples, const uint6
 			bool		isnull;
 
 			tuple_group_key(group_keys, &tuples[i], &value, &isnull);
-			add_row(set, find_group_by_bits(set, isnull ? 0 : group_keys->bits_map(value),
-											isnull),
-					keys[i], false, row_ids[i]);
+			groups[i] = find_group_by_bits(set, isnull ? 0 : group_keys->bits_map(value),
+										   isnull);
+			if (add_row(set, groups[i], keys[i], false, row_ids[i]))
+				kept[nkept++] = i;
 		}
-		return;
 	}
-	for (int i = 0; i < n; i++)
+	else
 	{
-		Datum		value;
+		for (int i = 0; i < n; i++)
+		{
+			Datum		value;
 
-		tuple_group_key(group_keys, &tuples[i], &value, &nulls[i]);
-		bits[i] = nulls[i] ? 0 : group_keys->bits_map(value);
-		if (!nulls[i] && (i == 0 || bits[i] != bits[i - 1]))
-			radik_prefetch_for_read(&set->table[hash_bits(bits[i]) & set->mask]);
+			tuple_group_key(group_keys, &tuples[i], &value, &nulls[i]);
+			bits[i] = nulls[i] ? 0 : group_keys->bits_map(value);
+			if (!nulls[i] && (i == 0 || bits[i] != bits[i - 1]))
+				radik_prefetch_for_read(&set->table[hash_bits(bits[i]) & set->mask]);
+		}
+		for (int i = 0; i < n; i++)
+		{
+			groups[i] = find_group_by_bits(set, bits[i], nulls[i]);
+			radik_prefetch_for_read(groups[i]);
+			radik_prefetch_for_read((char *) groups[i] + offsetof(KeptGroup, capacity));
+		}
+		for (int i = 0; i < n; i++)
+		{
+			if (add_row(set, groups[i], keys[i], false, row_ids[i]))
+				kept[nkept++] = i;
+		}
 	}
-	for (int i = 0; i < n; i++)
-	{
-		groups[i] = find_group_by_bits(set, bits[i], nulls[i]);
-		radik_prefetch_for_read(groups[i]);
-		radik_prefetch_for_read((char *) groups[i] + offsetof(KeptGroup, capacity));
-	}
-	for (int i = 0; i < n; i++)
-		add_row(set, groups[i], keys[i], false, row_ids[i]);
+	if (set->copies_context != NULL && nkept > 0)
+		radik_groups_copy_page_rows(set, tuples, row_ids, groups, kept, nkept);
 }
 
 int64

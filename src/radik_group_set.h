@@ -112,6 +112,15 @@ struct RadikGroupSet
 	bool		count_ties;
 	Oid			tie_key_type;
 	bool		tie_key_descending;
+	/*
+	 * radik_groups_copy_while_reading (radik_group_copies.c): the copies of the rows kept, in
+	 * chunks of their own memory that never move; NULL while no rows are copied
+	 */
+	MemoryContext copies_context;
+	RadikRowStore copies;		/* the chunk being filled */
+	Size		copies_bytes;	/* of all chunks */
+	Size		copies_limit;
+	bool		copies_full;	/* the limit reached: no more copies */
 };
 
 /* Where a key falls among NULLs: keys of class 0 come before class 1. */
@@ -182,6 +191,15 @@ extern int64 radik_groups_cut(const RadikGroupSet *set, const Candidate *rows, i
  * before the cut, sorted when it held more than k.
  */
 extern void radik_groups_finish(RadikGroupSet *set, KeptGroup *group);
+
+/*
+ * Copy the rows of a page that their groups still hold after the page's rows were offered, while
+ * the page is in hand (radik_group_copies.c): the rows kept[0 .. n) of tuples, which went to
+ * groups[kept[i]], their row ids row_ids[kept[i]].
+ */
+extern void radik_groups_copy_page_rows(RadikGroupSet *set, HeapTupleData *tuples,
+										const uint64 *row_ids, KeptGroup **groups,
+										const int *kept, int n);
 
 /* Offer every row of an export of a set grouped the general way (radik_groups_import). */
 extern void radik_groups_import_values(RadikGroupSet *set, const char *data, Size size);

@@ -165,6 +165,20 @@ extern void radik_groups_offer_tuples(RadikGroupSet *set, HeapTupleData *tuples,
 									  const uint64 *keys, const uint64 *row_ids, int n);
 
 /*
+ * Copy the rows the groups keep while their pages are read, within limit bytes, where the
+ * caller returns whole rows: radik_groups_rows, radik_groups_sorted_rows and the export then
+ * give the copies as carried rows (radik_groups_carried_row), and the rows not copied by their
+ * TIDs.  A set grouped by bits only, not counting ties; call it before the first offer.
+ */
+extern void radik_groups_copy_while_reading(RadikGroupSet *set, Size limit);
+
+/*
+ * Whether the set holds no more than limit bytes, giving up the copies of its rows first
+ * (radik_groups_copy_while_reading) where they take it past.
+ */
+extern bool radik_groups_within_memory(RadikGroupSet *set, Size limit);
+
+/*
  * The groups seen so far (with the imported groups, once radik_groups_rows or
  * radik_groups_sorted_rows has merged them), and the bytes the set holds.
  */
@@ -179,9 +193,9 @@ extern int64 radik_groups_rows(RadikGroupSet *set, uint64 **row_ids);
 
 /*
  * A row id radik_groups_rows or radik_groups_sorted_rows returned: the copy of the row an export
- * (radik_groups_export) or the set itself (radik_groups_carry_own_rows) carried, or NULL for a
- * packed TID (radik_pack_tid).  The copies live in the set's memory, or in the context
- * radik_groups_keep_carried_rows moved them to.
+ * (radik_groups_export) or the set itself (radik_groups_copy_while_reading,
+ * radik_groups_carry_own_rows) carried, or NULL for a packed TID (radik_pack_tid).  The copies
+ * live in the set's memory, or in the context radik_groups_keep_carried_rows moved them to.
  */
 static inline RadikCarriedRow *
 radik_groups_carried_row(uint64 row_id)
@@ -281,10 +295,10 @@ extern char *radik_groups_export(RadikGroupSet *set, const RadikGroupRowsSource 
 extern Size radik_groups_room_for_copies(const RadikGroupSet *set);
 
 /*
- * Carry the rows the set's own groups keep (a set grouped by bits, after its last offer), as an
- * export carries them: within rows->limit bytes, stopping once rows->stop is set.  For the
- * backend running the query with workers, once it has read its blocks; the copies are returned
- * as the exports' are.
+ * Carry the rows the set's own groups keep and did not copy while reading (a set grouped by
+ * bits, after its last offer), as an export carries them: within rows->limit bytes, stopping
+ * once rows->stop is set.  For the backend running the query with workers, once it has read its
+ * blocks; the copies are returned as the exports' are.
  */
 extern void radik_groups_carry_own_rows(RadikGroupSet *set, const RadikGroupRowsSource *rows);
 

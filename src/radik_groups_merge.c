@@ -22,15 +22,15 @@
  * groups one by one (radik_groups_import_values).
  *
  * A worker grouping by bits also sends copies of the rows it keeps, where the query returns
- * whole rows: it fetches them by TID, in TID order, from the blocks it has just read, once its
- * groups are cut, and appends them to its export as a row store (radik_carry.h).  With a
- * million groups the rows kept are a million rows, about one on every page of the table;
- * fetched again by the backend alone after the workers have finished, they took longer than
- * the whole grouped read, while each worker fetches its share side by side with the others.
+ * whole rows, appended to its export as a row store (radik_carry.h): the copies it made while
+ * reading its pages (radik_group_copies.c), and the rows it did not copy then fetched by TID, in
+ * TID order, from the blocks it has just read, once its groups are cut.  With a million groups
+ * the rows kept are a million rows, about one on every page of the table; fetched again by the
+ * backend alone after the workers have finished, they took longer than the whole grouped read.
  * The backend turns each carried row's id into the address of its copy, so the merge passes
- * them on like TIDs and the node returns the copies as they are.  The backend copies the rows
- * its own groups keep the same way (radik_groups_carry_own_rows), once it has read its blocks,
- * mostly while the workers still read and fetch theirs.
+ * them on like TIDs and the node returns the copies as they are.  The backend fetches the rows
+ * its own groups keep and did not copy the same way (radik_groups_carry_own_rows), once it has
+ * read its blocks, mostly while the workers still read theirs.
  */
 #include "postgres.h"
 
@@ -562,7 +562,11 @@ carry_candidate_rows(Candidate **candidates, int64 n, const RadikGroupRowsSource
 	pfree(order);
 }
 
-/* Copy the rows of an export's groups (groups_bytes of them) into store: carry_candidate_rows. */
+/*
+ * Copy the rows of an export's groups (groups_bytes of them) into store: the rows the set copied
+ * while reading (radik_group_copies.c) from their copies, the others fetched where rows is not
+ * NULL (carry_candidate_rows); a row that finds no room keeps, or takes again, its TID.
+ */
 static void
 carry_exported_rows(char *groups, Size groups_bytes, const RadikGroupRowsSource *rows,
 					RadikRowStore *store)
@@ -580,11 +584,18 @@ carry_exported_rows(char *groups, Size groups_bytes, const RadikGroupRowsSource 
 
 		for (int64 j = 0; j < count; j++)
 		{
-			if (!candidate_is_run(&kept[j]))	/* counted rows are never carried */
+			RadikCarriedRow *copy = radik_groups_carried_row(kept[j].id & ~KEY_NULL_FLAG);
+
+			if (candidate_is_run(&kept[j]))
+				continue;		/* counted rows are never carried */
+			if (copy != NULL)
+				kept[j].id = (kept[j].id & KEY_NULL_FLAG) | radik_carry_row_into(store, copy);
+			else
 				candidates[n++] = &kept[j];
 		}
 	}
-	carry_candidate_rows(candidates, n, rows, store);
+	if (rows != NULL)
+		carry_candidate_rows(candidates, n, rows, store);
 	pfree(candidates);
 }
 
@@ -634,21 +645,23 @@ export_by_bits(RadikGroupSet *set, const RadikGroupRowsSource *rows, Size *size)
 	header.groups_bytes = bytes;
 	memcpy(data, &header, sizeof(header));
 	*size = sizeof(header) + bytes;
-	if (rows == NULL || bytes == 0 || rows->limit <= *size)
+	if (bytes == 0 || (rows == NULL && set->copies_context == NULL))
 		return data;
 
+	/* without room, the rows the set copied go by their TIDs (and nothing is fetched) */
 	store.used = 0;
-	store.capacity = Min(BLCKSZ, rows->limit - *size);
-	store.limit = rows->limit - *size;
-	store.data = palloc(store.capacity);
-	carry_exported_rows(data + sizeof(header), bytes, rows, &store);
+	store.limit = rows != NULL && rows->limit > *size ? rows->limit - *size : 0;
+	store.capacity = Min(BLCKSZ, store.limit);
+	store.data = store.capacity > 0 ? palloc(store.capacity) : NULL;
+	carry_exported_rows(data + sizeof(header), bytes, store.limit > 0 ? rows : NULL, &store);
 	if (store.used > 0)
 	{
 		data = repalloc_huge(data, *size + store.used);
 		memcpy(data + *size, store.data, store.used);
 		*size += store.used;
 	}
-	pfree(store.data);
+	if (store.data != NULL)
+		pfree(store.data);
 	return data;
 }
 
@@ -840,11 +853,17 @@ radik_groups_carry_own_rows(RadikGroupSet *set, const RadikGroupRowsSource *rows
 		KeptGroup  *group = group_at(set, g);
 		Candidate  *kept = group_rows(group);
 
+		/* counted rows are never carried; the rows copied while reading are */
 		for (int64 j = 0; j < group->count; j++)
 		{
-			if (!candidate_is_run(&kept[j]))	/* counted rows are never carried */
+			if (!candidate_is_run(&kept[j]) && !radik_id_is_carried(kept[j].id))
 				candidates[n++] = &kept[j];
 		}
+	}
+	if (n == 0)
+	{
+		pfree(candidates);
+		return;
 	}
 	/* in the memory radik_groups_keep_carried_rows keeps, as the exports' copies are */
 	store.used = 0;
@@ -866,4 +885,7 @@ radik_groups_keep_carried_rows(RadikGroupSet *set, MemoryContext context)
 	if (set->imports_context != NULL)
 		MemoryContextSetParent(set->imports_context, context);
 	set->imports_context = NULL;
+	if (set->copies_context != NULL)
+		MemoryContextSetParent(set->copies_context, context);
+	set->copies_context = NULL;
 }

@@ -569,6 +569,8 @@ extract_groups(RadikExtractor *extractor, Relation rel, char *groups_string,
 	if (shared->group_count_ties)
 		radik_groups_count_ties(set, shared->key_type, shared->key_descending);
 	radik_extract_to_groups(extractor, set);
+	if (pg_atomic_read_u32(&shared->carry_rows) != 0)
+		radik_groups_copy_while_reading(set, get_hash_memory_limit() / 2);
 
 	/* rows go to the groups, not to the batch, which only has to have room */
 	memset(&batch, 0, sizeof(batch));
@@ -580,7 +582,7 @@ extract_groups(RadikExtractor *extractor, Relation rel, char *groups_string,
 	batch.nulls_capacity = MaxHeapTuplesPerPage;
 	while (radik_extract(extractor, &batch, PG_UINT64_MAX, RADIK_WORKER_PAGES_PER_CALL))
 	{
-		if (radik_groups_memory(set) > get_hash_memory_limit())
+		if (!radik_groups_within_memory(set, get_hash_memory_limit()))
 			pg_atomic_write_u32(&shared->groups_over_memory, 1);
 		if (pg_atomic_read_u32(&shared->groups_over_memory) != 0)
 		{

@@ -147,8 +147,8 @@ SELECT (SELECT array_agg(x) FROM radik_carry_cursor(true,
 
 -- Per group: parallel workers grouping by one integer key send copies of the rows their groups
 -- keep (radik_groups_merge.c), within the groups' memory their groups leave unused; the backend
--- returns those as they are and fetches the rows of its own groups.  Groups in both directions, a group of NULL keys
--- first and last, NULL sorting keys, groups found by several workers, TOASTed values.
+-- returns those as they are.  Groups in both directions, a group of NULL keys first and last,
+-- NULL sorting keys, groups found by several workers, TOASTed values.
 CREATE FUNCTION radik_carry_group_answers() RETURNS TABLE (q text, result text)
 LANGUAGE sql AS $$
 	SELECT q, radik_compare(q, NULL, keys)
@@ -187,16 +187,39 @@ SELECT radik_compare('SELECT DISTINCT ON (k4 % 2999) * FROM radik_ct_wide ORDER 
 					 NULL, 'k4 % 2999, f8') AS groups_some_carried_answer;
 SELECT radik_compare('SELECT DISTINCT ON (k4 % 2999) * FROM radik_ct_wide ORDER BY k4 % 2999 DESC, f8',
 					 NULL, 'k4 % 2999, f8') AS groups_some_carried_descending;
-DROP TABLE radik_ct_wide;
 RESET parallel_leader_participation;
 RESET work_mem;
--- The backend copies the rows its own groups keep too, once it has read its blocks.
+-- The backend copies the rows its own groups keep too.
 SELECT radik_carry_outcome('SELECT DISTINCT ON (k4 % 997) * FROM radik_ct ORDER BY k4 % 997, f8 DESC')
 	AS groups_with_backend;
 SET max_parallel_workers_per_gather = 0;
 SELECT radik_carry_outcome('SELECT DISTINCT ON (k4 % 997) * FROM radik_ct ORDER BY k4 % 997, f8 DESC')
 	AS groups_serial;
 SELECT * FROM radik_carry_group_answers();
+-- Each process copies the rows its groups keep as it reads their pages (radik_group_copies.c),
+-- within half the groups' memory.  With work_mem 1MB (2MB of groups' memory), the copies of the
+-- rows of 2999 groups of 600-byte rows pass that half: the rest are fetched by TID, alone and
+-- from workers whose exports have room for some of the copies.  With 6000 groups, the groups and
+-- their copies pass the groups' memory together: the copies are given up, every row is fetched,
+-- and the groups are not declined.
+SET work_mem = '1MB';
+SELECT radik_carry_outcome('SELECT DISTINCT ON (k4 % 2999) * FROM radik_ct_wide ORDER BY k4 % 2999, f8 DESC')
+	AS groups_copies_limit;
+SELECT radik_compare('SELECT DISTINCT ON (k4 % 2999) * FROM radik_ct_wide ORDER BY k4 % 2999, f8 DESC',
+					 NULL, 'k4 % 2999, f8') AS groups_copies_limit_answer;
+SELECT radik_carry_outcome('SELECT DISTINCT ON (k4 % 6000) * FROM radik_ct_wide ORDER BY k4 % 6000, f8 DESC')
+	AS groups_copies_given_up;
+SELECT radik_analyzed_scan('SELECT DISTINCT ON (k4 % 6000) * FROM radik_ct_wide ORDER BY k4 % 6000, f8 DESC')
+	->> 'Selections Over Memory' AS groups_copies_given_up_over_memory;
+SELECT radik_compare('SELECT DISTINCT ON (k4 % 6000) * FROM radik_ct_wide ORDER BY k4 % 6000 DESC, f8',
+					 NULL, 'k4 % 6000, f8') AS groups_copies_given_up_answer;
+SET max_parallel_workers_per_gather = 2;
+SELECT radik_carry_outcome('SELECT DISTINCT ON (k4 % 2999) * FROM radik_ct_wide ORDER BY k4 % 2999, f8 DESC')
+	AS groups_copies_limit_parallel;
+SELECT radik_compare('SELECT DISTINCT ON (k4 % 2999) * FROM radik_ct_wide ORDER BY k4 % 2999, f8 DESC',
+					 NULL, 'k4 % 2999, f8') AS groups_copies_limit_parallel_answer;
+RESET work_mem;
+DROP TABLE radik_ct_wide;
 RESET max_parallel_workers_per_gather;
 
 -- Answers of many rows are returned from copies made in the order returned, a window of rows at
