@@ -10,8 +10,9 @@
 #  - rows updated and vacuumed in shared buffers, their pages all-visible again but not yet
 #    written to the file (whose older copies are all-visible too), are read from the buffers;
 #  - pages with deleted rows, not all-visible, are read through shared buffers;
-#  - rows fetched by their TIDs after the scan (those the groups of a grouped selection keep,
-#    and those work_mem did not let the scan carry) are copied from the page cache too;
+#  - the rows the groups of a grouped selection keep are copied while the scan reads their
+#    pages; rows fetched by their TIDs after the scan (those work_mem did not let the scan or
+#    the groups copy) are copied from the page cache too;
 #  - writers (updates, deletes, inserts, VACUUM, CHECKPOINT) run while radik scans, and every
 #    answer equals PostgreSQL's in the same snapshot.
 # Every radik answer is compared with PostgreSQL's (radik.enabled = off) in the same transaction.
@@ -92,6 +93,12 @@ sub check_page_copies
 	my $fetched = 'SELECT id, v, name FROM pc ORDER BY v DESC, id LIMIT 3000';
 	# (work_mem too small for the scan to carry 3000 rows: they are fetched in batches)
 	my $fetch_settings = "SET work_mem = '64kB'; ";
+	# (work_mem too small for the groups to copy their rows while the scan reads their pages,
+	# radik_group_copies.c: they are fetched after it)
+	my $grouped_fetched = "$grouped /* rows fetched */";
+	my %settings = (
+		$fetched => $fetch_settings,
+		$grouped_fetched => "SET work_mem = '768kB'; ");
 
 	# Read through the ring: every page is copied, and the answers are PostgreSQL's.
 	is($node->safe_psql('postgres', "SELECT pages_copied('$top')"), $pages,
@@ -101,16 +108,26 @@ sub check_page_copies
 		is($node->safe_psql('postgres', "SELECT radik_same(\$q\$$q\$q\$)"), 'ok', "same answer: $q");
 	}
 
-	# The rows fetched after the scan: their pages, which the scan's ring did not keep, are copied
-	# as the scan's were, and the copies counted with them.
+	# The rows the groups keep are copied while the scan has their pages: no page is read again.
 	$node->restart;
-	cmp_ok($node->safe_psql('postgres', "SELECT pages_copied('$grouped')"),
-		'>', $pages + 1000, 'the rows the groups keep are fetched from the page cache');
+	is($node->safe_psql('postgres', "SELECT pages_copied('$grouped')"), $pages,
+		'the rows the groups keep are copied as their pages are read');
 	is($node->safe_psql('postgres', "SELECT radik_same('$grouped')"), 'ok',
 		'the same rows for each group');
 	is( $node->safe_psql(
 			'postgres', "SET max_parallel_workers_per_gather = 2; SELECT radik_same('$grouped')"),
 		'ok', 'with two workers, which copy the rows their groups keep, the same rows');
+
+	# The rows fetched after the scan: their pages, which the scan's ring did not keep, are copied
+	# as the scan's were, and the copies counted with them.
+	$node->restart;
+	cmp_ok(
+		$node->safe_psql(
+			'postgres', $settings{$grouped_fetched} . "SELECT pages_copied('$grouped_fetched')"),
+		'>', $pages + 1000, 'the rows the groups keep are fetched from the page cache');
+	is( $node->safe_psql(
+			'postgres', $settings{$grouped_fetched} . "SELECT radik_same('$grouped_fetched')"),
+		'ok', 'the same rows for each group, fetched');
 	cmp_ok($node->safe_psql('postgres', $fetch_settings . "SELECT pages_copied('$fetched')"),
 		'>', $pages + 1000, 'rows the scan did not carry are fetched from the page cache');
 	is($node->safe_psql('postgres', $fetch_settings . "SELECT radik_same('$fetched')"), 'ok',
@@ -209,11 +226,11 @@ sub check_page_copies
 	{
 		for my $workers (0, 2)
 		{
-			for my $q ($top, $low, $where, $grouped, $fetched)
+			for my $q ($top, $low, $where, $grouped, $grouped_fetched, $fetched)
 			{
 				my $result = $node->safe_psql('postgres',
 					"SET max_parallel_workers_per_gather = $workers; "
-					  . ($q eq $fetched ? $fetch_settings : '')
+					  . ($settings{$q} // '')
 					  . 'BEGIN ISOLATION LEVEL REPEATABLE READ; '
 					  . "SELECT radik_same(\$q\$$q\$q\$); SELECT pages_copied(\$q\$$q\$q\$); COMMIT");
 				my ($verdict, $n) = split /\n/, $result;
